@@ -1,0 +1,765 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * utf8val core: UTF-8 validation as RFC 3629 section 4 defines it.
+ *
+ * Freestanding: no libc, no kernel headers beyond the types shim, so the
+ * same source builds into the module and into the user-space tests,
+ * fuzzers and benchmarks.
+ *
+ * Two machines share the work:
+ *
+ * - The fast path answers "valid up to where?" for the modes that fit a
+ *   shift-based DFA (strict, and strict plus surrogates). Each byte costs
+ *   a table load and one shift; four independent lanes over the quarters
+ *   of a long buffer keep the CPU busy, and 32-byte blocks of ASCII are
+ *   skipped a word at a time. It never classifies errors: it stops at a
+ *   character boundary at or before the first one.
+ * - The exact path decides everything the caller sees about an error
+ *   (offset, kind, maximal subpart), runs the modes the DFA does not cover
+ *   (RFC 2279, policy flags) and carries sequences across stream chunks.
+ *
+ * Documentation/utf8val.rst describes the contract.
+ */
+
+#include "utf8val.h"
+
+#define HIGH_BITS	0x8080808080808080ull
+#define LOW_BITS	0x0101010101010101ull
+#define REPLACEMENT_CHAR 0xfffd
+
+static inline u64 load64(const u8 *p)
+{
+	u64 w;
+
+	__builtin_memcpy(&w, p, sizeof(w));
+	return w;
+}
+
+static inline bool is_cont(u8 b)
+{
+	return (b & 0xc0) == 0x80;
+}
+
+/*
+ * The fast path's DFA. A state is a bit offset into a 64-bit table row:
+ * next = row[byte] >> state, keeping the low 6 bits. The error state is 0,
+ * so every transition a row leaves unset fails safe, and it is a sink.
+ */
+enum dfa_state {
+	S_ERR = 0,
+	S_ACC = 6,	/* at a character boundary */
+	S_C1 = 12,	/* one more 80..BF */
+	S_C2 = 18,	/* two more 80..BF */
+	S_C3 = 24,	/* three more 80..BF */
+	S_E0 = 30,	/* after E0: A0..BF, then one more */
+	S_ED = 36,	/* after ED: 80..9F, then one more */
+	S_F0 = 42,	/* after F0: 90..BF, then two more */
+	S_F4 = 48,	/* after F4: 80..8F, then two more */
+};
+
+#define STATE_MASK	63
+#define NX(from, to)	((u64)(to) << (from))
+#define ROW_ASCII	NX(S_ACC, S_ACC)
+#define ROW_TAIL	(NX(S_C1, S_ACC) | NX(S_C2, S_C1) | NX(S_C3, S_C2))
+#define ROW_80_8F	(ROW_TAIL | NX(S_ED, S_C1) | NX(S_F4, S_C2))
+#define ROW_90_9F	(ROW_TAIL | NX(S_ED, S_C1) | NX(S_F0, S_C2))
+#define ROW_A0_BF	(ROW_TAIL | NX(S_E0, S_C1) | NX(S_F0, S_C2))
+#define ROW_LEAD(to)	NX(S_ACC, to)
+
+/* The RFC 3629 ABNF; C0, C1 and F5..FF stay zero: errors in every state. */
+#define DFA_TABLE(ed_state) {				\
+	[0x00 ... 0x7f] = ROW_ASCII,			\
+	[0x80 ... 0x8f] = ROW_80_8F,			\
+	[0x90 ... 0x9f] = ROW_90_9F,			\
+	[0xa0 ... 0xbf] = ROW_A0_BF,			\
+	[0xc2 ... 0xdf] = ROW_LEAD(S_C1),		\
+	[0xe0] = ROW_LEAD(S_E0),			\
+	[0xe1 ... 0xec] = ROW_LEAD(S_C2),		\
+	[0xed] = ROW_LEAD(ed_state),			\
+	[0xee ... 0xef] = ROW_LEAD(S_C2),		\
+	[0xf0] = ROW_LEAD(S_F0),			\
+	[0xf1 ... 0xf3] = ROW_LEAD(S_C3),		\
+	[0xf4] = ROW_LEAD(S_F4),			\
+}
+
+static const u64 dfa_strict[256] = DFA_TABLE(S_ED);
+/* With UTF8VAL_SURROGATES, ED takes any two continuation bytes. */
+static const u64 dfa_surrogates[256] = DFA_TABLE(S_C2);
+
+/* The DFA covers these modes; the others take the exact path. */
+static const u64 *dfa_table(unsigned int flags)
+{
+	if (!flags)
+		return dfa_strict;
+	if (flags == UTF8VAL_SURROGATES)
+		return dfa_surrogates;
+	return NULL;
+}
+
+#define DFA_BLOCK	32	/* bytes a lane takes per step */
+#define DFA_LANES	4
+/* Below this a single lane wins: splitting costs more than it overlaps. */
+#define DFA_SPLIT_MIN	(2 * DFA_LANES * DFA_BLOCK)
+
+static inline bool ascii_block(const u8 *p)
+{
+	return !((load64(p) | load64(p + 8) | load64(p + 16) | load64(p + 24)) &
+		 HIGH_BITS);
+}
+
+/*
+ * One lane step: DFA_BLOCK bytes. An ASCII block leaves a lane at a
+ * boundary where it was and fails one inside a character. Testing the
+ * bytes before the state keeps the branch predictable on mixed text,
+ * where the state at block edges is random.
+ */
+static inline u64 dfa_block(const u64 *tbl, const u8 *p, u64 s)
+{
+	unsigned int i;
+
+	if (ascii_block(p))
+		return (s & STATE_MASK) == S_ACC ? s : S_ERR;
+	for (i = 0; i < DFA_BLOCK; i += 4) {
+		s = tbl[p[i]] >> (s & STATE_MASK);
+		s = tbl[p[i + 1]] >> (s & STATE_MASK);
+		s = tbl[p[i + 2]] >> (s & STATE_MASK);
+		s = tbl[p[i + 3]] >> (s & STATE_MASK);
+	}
+	return s;
+}
+
+/*
+ * The DFA went wrong somewhere at or after @at, and [@lo, @at) is a valid
+ * prefix (possibly ending inside a character). Return the start of the
+ * character that contains or precedes @at: no error lies before it, and
+ * the exact path can start there at a boundary.
+ */
+static size_t rewind_to_boundary(const u8 *s, size_t lo, size_t at)
+{
+	size_t stop = at - lo > 4 ? at - 4 : lo;
+
+	while (at > stop) {
+		at--;
+		if (!is_cont(s[at]))
+			return at;
+	}
+	return lo;
+}
+
+/*
+ * One lane from @i to @end, in state @state, over a lane that started at
+ * the boundary @lo. Returns @end if everything is valid and complete,
+ * otherwise a character boundary at or before the first error.
+ */
+static size_t dfa_lane(const u64 *tbl, const u8 *s, size_t lo, size_t i,
+		       size_t end, u64 state)
+{
+	size_t tail;
+
+	while (end - i >= DFA_BLOCK) {
+		u64 next = dfa_block(tbl, s + i, state);
+
+		if (!(next & STATE_MASK))
+			return rewind_to_boundary(s, lo, i);
+		state = next;
+		i += DFA_BLOCK;
+	}
+	tail = i;
+	if ((state & STATE_MASK) == S_ACC)
+		while (end - i >= 8 && !(load64(s + i) & HIGH_BITS))
+			i += 8;
+	for (; i < end; i++)
+		state = tbl[s[i]] >> (state & STATE_MASK);
+	if ((state & STATE_MASK) != S_ACC)
+		return rewind_to_boundary(s, lo, tail);
+	return end;
+}
+
+/* The first lead byte at or after @i, looking at most 3 bytes ahead. */
+static size_t lane_start(const u8 *s, size_t i)
+{
+	unsigned int n;
+
+	for (n = 0; n < 3 && is_cont(s[i]); n++)
+		i++;
+	return i;
+}
+
+/*
+ * How much of @s is valid, as a character boundary: @len if all of it,
+ * otherwise at most DFA_BLOCK + 4 bytes before the first error (or before
+ * an incomplete tail), where the exact path takes over.
+ *
+ * Long buffers are cut into DFA_LANES lanes at lead bytes. Valid UTF-8
+ * starts a character at every lead byte, so the whole is valid exactly
+ * when every lane is. The lanes advance in lockstep so that their
+ * dependency chains overlap; when one fails, the lanes before it finish
+ * alone, because the first error may still lie in one of them.
+ */
+static size_t dfa_prefix(const u64 *tbl, const u8 *s, size_t len)
+{
+	size_t bound[DFA_LANES + 1], rounds, r, k, off;
+	u64 st[DFA_LANES];
+	bool failed = false;
+
+	if (len < DFA_SPLIT_MIN)
+		return dfa_lane(tbl, s, 0, 0, len, S_ACC);
+
+	bound[0] = 0;
+	for (k = 1; k < DFA_LANES; k++)
+		bound[k] = lane_start(s, k * (len / DFA_LANES));
+	bound[DFA_LANES] = len;
+	rounds = len;
+	for (k = 0; k < DFA_LANES; k++)
+		if (bound[k + 1] - bound[k] < rounds)
+			rounds = bound[k + 1] - bound[k];
+	rounds /= DFA_BLOCK;
+
+	for (k = 0; k < DFA_LANES; k++)
+		st[k] = S_ACC;
+	for (r = 0; r < rounds; r++) {
+		off = r * DFA_BLOCK;
+		st[0] = dfa_block(tbl, s + bound[0] + off, st[0]);
+		st[1] = dfa_block(tbl, s + bound[1] + off, st[1]);
+		st[2] = dfa_block(tbl, s + bound[2] + off, st[2]);
+		st[3] = dfa_block(tbl, s + bound[3] + off, st[3]);
+		if (!(st[0] & STATE_MASK) | !(st[1] & STATE_MASK) |
+		    !(st[2] & STATE_MASK) | !(st[3] & STATE_MASK)) {
+			failed = true;
+			break;
+		}
+	}
+
+	off = r * DFA_BLOCK;
+	for (k = 0; k < DFA_LANES; k++) {
+		size_t done;
+
+		if (failed && !(st[k] & STATE_MASK))
+			return rewind_to_boundary(s, bound[k], bound[k] + off);
+		done = dfa_lane(tbl, s, bound[k],
+				bound[k] + off + (failed ? DFA_BLOCK : 0),
+				bound[k + 1], st[k]);
+		if (done != bound[k + 1])
+			return done;
+	}
+	return len;
+}
+
+/* What a lead byte allows next, under the given flags. */
+struct lead_rule {
+	u8 len;		/* sequence length; 0 if @b cannot start one */
+	u8 lo, hi;	/* range of the second byte */
+	u8 err;		/* if len is 0: the lead's own error; otherwise
+			 * the error of a continuation byte outside lo..hi
+			 */
+};
+
+static struct lead_rule lead_rule(u8 b, unsigned int flags)
+{
+	const bool rfc2279 = flags & UTF8VAL_RFC2279;
+
+	if (b < 0x80)
+		return (struct lead_rule){ 1, 0, 0, UTF8VAL_OK };
+	if (b < 0xc0)
+		return (struct lead_rule){ 0, 0, 0, UTF8VAL_ECONTINUATION };
+	if (b < 0xc2)
+		return (struct lead_rule){ 0, 0, 0, UTF8VAL_EOVERLONG };
+	if (b < 0xe0)
+		return (struct lead_rule){ 2, 0x80, 0xbf, UTF8VAL_OK };
+	if (b == 0xe0)
+		return (struct lead_rule){ 3, 0xa0, 0xbf, UTF8VAL_EOVERLONG };
+	if (b == 0xed && !(flags & UTF8VAL_SURROGATES))
+		return (struct lead_rule){ 3, 0x80, 0x9f, UTF8VAL_ESURROGATE };
+	if (b < 0xf0)
+		return (struct lead_rule){ 3, 0x80, 0xbf, UTF8VAL_OK };
+	if (b == 0xf0)
+		return (struct lead_rule){ 4, 0x90, 0xbf, UTF8VAL_EOVERLONG };
+	if (b < 0xf4)
+		return (struct lead_rule){ 4, 0x80, 0xbf, UTF8VAL_OK };
+	if (!rfc2279) {
+		if (b == 0xf4)
+			return (struct lead_rule){ 4, 0x80, 0x8f,
+						   UTF8VAL_ETOOLARGE };
+		if (b < 0xf8)
+			return (struct lead_rule){ 0, 0, 0, UTF8VAL_ETOOLARGE };
+		return (struct lead_rule){ 0, 0, 0, UTF8VAL_EBADBYTE };
+	}
+	if (b < 0xf8)
+		return (struct lead_rule){ 4, 0x80, 0xbf, UTF8VAL_OK };
+	if (b == 0xf8)
+		return (struct lead_rule){ 5, 0x88, 0xbf, UTF8VAL_EOVERLONG };
+	if (b < 0xfc)
+		return (struct lead_rule){ 5, 0x80, 0xbf, UTF8VAL_OK };
+	if (b == 0xfc)
+		return (struct lead_rule){ 6, 0x84, 0xbf, UTF8VAL_EOVERLONG };
+	if (b == 0xfd)
+		return (struct lead_rule){ 6, 0x80, 0xbf, UTF8VAL_OK };
+	return (struct lead_rule){ 0, 0, 0, UTF8VAL_EBADBYTE };
+}
+
+static bool is_noncharacter(u32 cp)
+{
+	return (cp >= 0xfdd0 && cp <= 0xfdef) ||
+	       ((cp & 0xfffe) == 0xfffe && cp <= 0x10ffff);
+}
+
+/* Errors of a complete, well-formed character at offset @at. */
+static enum utf8val_error policy_error(u32 cp, u64 at, unsigned int flags)
+{
+	if (!cp && (flags & UTF8VAL_REJECT_NUL))
+		return UTF8VAL_ENUL;
+	if ((flags & UTF8VAL_REJECT_NONCHAR) && is_noncharacter(cp))
+		return UTF8VAL_ENONCHAR;
+	if ((flags & UTF8VAL_REJECT_BOM) && cp == 0xfeff && !at)
+		return UTF8VAL_EBOM;
+	return UTF8VAL_OK;
+}
+
+/* Whole ASCII words at @s that need no per-byte look. */
+static size_t ascii_words(const u8 *s, size_t len, bool reject_nul)
+{
+	size_t i = 0;
+
+	while (len - i >= 8) {
+		u64 w = load64(s + i);
+
+		if (w & HIGH_BITS)
+			break;
+		if (reject_nul && ((w - LOW_BITS) & ~w & HIGH_BITS))
+			break;
+		i += 8;
+	}
+	return i;
+}
+
+static void set_error(struct utf8val_stream *st, u64 at,
+		      enum utf8val_error err, u32 len)
+{
+	st->error = err;
+	st->err_at = at;
+	st->error_len = len;
+}
+
+/*
+ * The exact path: consume @len bytes into @st, one character at a time,
+ * until the end or the first error, which it classifies and records.
+ */
+static void exact_scan(struct utf8val_stream *st, const u8 *s, size_t len)
+{
+	const unsigned int flags = st->flags;
+	const bool reject_nul = flags & UTF8VAL_REJECT_NUL;
+	const bool policy = flags & (UTF8VAL_REJECT_NUL |
+				     UTF8VAL_REJECT_NONCHAR |
+				     UTF8VAL_REJECT_BOM);
+	unsigned int seen = st->seen, need = st->need;
+	struct lead_rule rule = { 0 };
+	u64 chars = st->chars;
+	u32 cp = st->cp;
+	size_t i = 0;
+
+	if (seen)
+		rule = lead_rule(st->lead, flags);
+
+	while (i < len) {
+		const u8 b = s[i];
+		u8 lo = 0x80, hi = 0xbf;
+
+		if (!seen) {
+			if (b < 0x80) {
+				if (!b && reject_nul) {
+					set_error(st, st->pos + i,
+						  UTF8VAL_ENUL, 1);
+					break;
+				}
+				i++;
+				chars++;
+				if (len - i >= 8) {
+					size_t n = ascii_words(s + i, len - i,
+							       reject_nul);
+
+					i += n;
+					chars += n;
+				}
+				continue;
+			}
+			rule = lead_rule(b, flags);
+			if (!rule.len) {
+				set_error(st, st->pos + i, rule.err, 1);
+				break;
+			}
+			st->lead = b;
+			cp = b & (0x7f >> rule.len);
+			seen = 1;
+			need = rule.len - 1;
+			i++;
+			continue;
+		}
+
+		if (seen == 1) {
+			lo = rule.lo;
+			hi = rule.hi;
+		}
+		if (b < lo || b > hi) {
+			enum utf8val_error err = UTF8VAL_ESHORT;
+
+			if (seen == 1 && is_cont(b))
+				err = rule.err;
+			set_error(st, st->pos + i - seen, err, seen);
+			break;
+		}
+		cp = (cp << 6) | (b & 0x3f);
+		seen++;
+		i++;
+		if (--need)
+			continue;
+
+		if (policy) {
+			u64 at = st->pos + i - seen;
+			enum utf8val_error err = policy_error(cp, at, flags);
+
+			if (err) {
+				set_error(st, at, err, seen);
+				i -= seen;
+				seen = 0;
+				break;
+			}
+		}
+		seen = 0;
+		chars++;
+	}
+
+	st->pos += i;
+	st->chars = chars;
+	st->cp = cp;
+	st->seen = seen;
+	st->need = need;
+}
+
+/**
+ * utf8val_count() - count the characters of valid UTF-8
+ * @buf: bytes, already known to be valid
+ * @len: length of @buf in bytes
+ *
+ * Counts the bytes that are not continuation bytes (80..BF), which for
+ * valid input in any mode is the number of code points. For input not
+ * known to be valid, use the @chars of utf8val_validate() instead.
+ *
+ * Context: Any context.
+ * Return: the number of code points in @buf.
+ */
+u64 utf8val_count(const void *buf, size_t len)
+{
+	const u8 *s = buf;
+	u64 cont = 0;
+	size_t i = 0;
+
+	while (len - i >= 32) {
+		u64 lanes = 0, pairs;
+		unsigned int n;
+
+		/* 63 rounds of up to 4 per byte lane stay below 256. */
+		for (n = 0; n < 63 && len - i >= 32; n++, i += 32) {
+			u64 w0 = load64(s + i), w1 = load64(s + i + 8);
+			u64 w2 = load64(s + i + 16), w3 = load64(s + i + 24);
+
+			if (!((w0 | w1 | w2 | w3) & HIGH_BITS))
+				continue;
+			/* 1 in each byte lane holding 10xxxxxx */
+			lanes += ((w0 & ~(w0 << 1)) & HIGH_BITS) >> 7;
+			lanes += ((w1 & ~(w1 << 1)) & HIGH_BITS) >> 7;
+			lanes += ((w2 & ~(w2 << 1)) & HIGH_BITS) >> 7;
+			lanes += ((w3 & ~(w3 << 1)) & HIGH_BITS) >> 7;
+		}
+		pairs = (lanes & 0x00ff00ff00ff00ffull) +
+			((lanes >> 8) & 0x00ff00ff00ff00ffull);
+		cont += (pairs * 0x0001000100010001ull) >> 48;
+	}
+	for (; i < len; i++)
+		cont += is_cont(s[i]);
+	return len - cont;
+}
+
+/**
+ * utf8val_stream_init() - start an incremental validation
+ * @st: caller-allocated stream state
+ * @flags: UTF8VAL_* flags, 0 for strict RFC 3629
+ *
+ * Unknown flag bits make the stream fail with %UTF8VAL_EFLAGS on every
+ * call, having validated nothing.
+ *
+ * Context: Any context.
+ */
+void utf8val_stream_init(struct utf8val_stream *st, unsigned int flags)
+{
+	*st = (struct utf8val_stream){ .flags = flags };
+	if (flags & ~UTF8VAL_FLAGS_ALL)
+		st->error = UTF8VAL_EFLAGS;
+}
+
+/* Feed @len bytes into a stream that has no error yet. */
+static void stream_feed(struct utf8val_stream *st, const u8 *s, size_t len)
+{
+	const u64 *tbl = dfa_table(st->flags);
+	size_t n;
+
+	if (!tbl) {
+		exact_scan(st, s, len);
+		return;
+	}
+	if (st->seen) {
+		/* Finish the sequence a previous chunk left open. */
+		n = len < st->need ? len : st->need;
+		exact_scan(st, s, n);
+		if (st->error || st->seen)
+			return;
+		s += n;
+		len -= n;
+	}
+	n = dfa_prefix(tbl, s, len);
+	st->chars += utf8val_count(s, n);
+	st->pos += n;
+	exact_scan(st, s + n, len - n);
+}
+
+/**
+ * utf8val_stream_feed() - validate the next chunk of a stream
+ * @st: stream started by utf8val_stream_init()
+ * @buf: the next bytes
+ * @len: length of @buf in bytes
+ *
+ * Chunks may split characters anywhere: a stream cut at any byte, into any
+ * number of pieces, reaches exactly the verdict of utf8val_validate() on
+ * the whole input.
+ *
+ * Context: Any context.
+ * Return: %UTF8VAL_OK while the input is valid so far (it may end inside
+ * a character), otherwise the first error, which is sticky: later chunks
+ * are ignored.
+ */
+enum utf8val_error utf8val_stream_feed(struct utf8val_stream *st,
+				       const void *buf, size_t len)
+{
+	if (!st->error)
+		stream_feed(st, buf, len);
+	return st->error;
+}
+
+/**
+ * utf8val_stream_result() - the verdict as if the input ended now
+ * @st: stream started by utf8val_stream_init()
+ * @res: where to store the verdict, or %NULL
+ *
+ * Offsets are absolute, counted from the first byte fed. A character left
+ * open by the last chunk gives %UTF8VAL_EINCOMPLETE. The stream is not
+ * ended: more chunks may follow.
+ *
+ * Context: Any context.
+ * Return: the error of the verdict, %UTF8VAL_OK if valid.
+ */
+enum utf8val_error utf8val_stream_result(const struct utf8val_stream *st,
+					 struct utf8val_result *res)
+{
+	struct utf8val_result r = {
+		.valid_up_to = st->pos - st->seen,
+		.chars = st->chars,
+	};
+
+	if (st->error) {
+		r.valid_up_to = st->err_at;
+		r.error = st->error;
+		r.error_len = st->error_len;
+	} else if (st->seen) {
+		r.error = UTF8VAL_EINCOMPLETE;
+		r.error_len = st->seen;
+	}
+	if (res)
+		*res = r;
+	return r.error;
+}
+
+/**
+ * utf8val_validate() - validate a buffer and locate the first error
+ * @buf: bytes to validate
+ * @len: length of @buf in bytes
+ * @flags: UTF8VAL_* flags, 0 for strict RFC 3629
+ * @res: where to store the verdict, or %NULL
+ *
+ * The error reported is the first one the RFC 3629 ABNF (as widened or
+ * narrowed by @flags) fails on, reading left to right; its length is the
+ * maximal subpart, so replacing each reported subsequence with U+FFFD and
+ * resuming after it gives the Unicode-recommended conversion.
+ *
+ * Context: Any context.
+ * Return: %UTF8VAL_OK if @buf is valid, otherwise the error, also stored
+ * in @res.
+ */
+enum utf8val_error utf8val_validate(const void *buf, size_t len,
+				    unsigned int flags,
+				    struct utf8val_result *res)
+{
+	const u64 *tbl = dfa_table(flags);
+	struct utf8val_stream st;
+	size_t n = 0;
+
+	if (tbl) {
+		n = dfa_prefix(tbl, buf, len);
+		if (n == len) {
+			if (res)
+				*res = (struct utf8val_result){
+					.valid_up_to = len,
+					.chars = utf8val_count(buf, len),
+				};
+			return UTF8VAL_OK;
+		}
+	}
+	utf8val_stream_init(&st, flags);
+	if (!st.error) {
+		st.pos = n;
+		st.chars = utf8val_count(buf, n);
+		exact_scan(&st, (const u8 *)buf + n, len - n);
+	}
+	return utf8val_stream_result(&st, res);
+}
+
+/**
+ * utf8val_check() - is a buffer valid strict RFC 3629 UTF-8?
+ * @buf: bytes to validate
+ * @len: length of @buf in bytes
+ *
+ * The fastest path: no flags, no position, no count.
+ *
+ * Context: Any context.
+ * Return: true if @buf is valid.
+ */
+bool utf8val_check(const void *buf, size_t len)
+{
+	return dfa_prefix(dfa_strict, buf, len) == len;
+}
+
+/**
+ * utf8val_decode() - decode the first character of a buffer
+ * @buf: bytes to decode
+ * @len: length of @buf in bytes
+ * @flags: UTF8VAL_* flags, 0 for strict RFC 3629
+ * @cp: where to store the code point, U+FFFD on error
+ * @seq_len: where to store the bytes it took, or on error the maximal
+ *	subpart to skip (0 for an empty buffer)
+ *
+ * Agrees with utf8val_validate() on the first character of @buf, which
+ * counts as the start of the input for %UTF8VAL_REJECT_BOM.
+ *
+ * Context: Any context.
+ * Return: %UTF8VAL_OK, or the error; %UTF8VAL_EINCOMPLETE if @buf ends
+ * inside the character or is empty.
+ */
+enum utf8val_error utf8val_decode(const void *buf, size_t len,
+				  unsigned int flags, u32 *cp, u32 *seq_len)
+{
+	const u8 *s = buf;
+	struct utf8val_stream st;
+	struct utf8val_result res;
+	size_t n;
+
+	*cp = REPLACEMENT_CHAR;
+	*seq_len = 0;
+	utf8val_stream_init(&st, flags);
+	if (st.error)
+		return st.error;
+	if (!len)
+		return UTF8VAL_EINCOMPLETE;
+
+	n = lead_rule(s[0], flags).len;
+	if (!n)
+		n = 1;
+	exact_scan(&st, s, n < len ? n : len);
+	if (utf8val_stream_result(&st, &res)) {
+		*seq_len = res.error_len;
+		return res.error;
+	}
+	*cp = s[0] < 0x80 ? s[0] : st.cp;
+	*seq_len = n;
+	return UTF8VAL_OK;
+}
+
+/**
+ * utf8val_encode() - encode one code point
+ * @cp: the code point
+ * @flags: UTF8VAL_* flags, 0 for strict RFC 3629
+ * @out: room for UTF8VAL_MAX_SEQ bytes (4 suffice without
+ *	%UTF8VAL_RFC2279)
+ *
+ * Refuses what utf8val_validate() with the same @flags would reject:
+ * surrogates (unless %UTF8VAL_SURROGATES), values above U+10FFFF (above
+ * U+7FFFFFFF with %UTF8VAL_RFC2279), U+0000 with %UTF8VAL_REJECT_NUL and
+ * noncharacters with %UTF8VAL_REJECT_NONCHAR. %UTF8VAL_REJECT_BOM is about
+ * position, not value, and is ignored.
+ *
+ * Context: Any context.
+ * Return: the number of bytes written, 0 if @cp was refused or @flags has
+ * unknown bits.
+ */
+u32 utf8val_encode(u32 cp, unsigned int flags, u8 *out)
+{
+	const u32 max = flags & UTF8VAL_RFC2279 ? 0x7fffffff : 0x10ffff;
+	u32 len, i;
+
+	if ((flags & ~UTF8VAL_FLAGS_ALL) || cp > max)
+		return 0;
+	if (cp >= 0xd800 && cp <= 0xdfff && !(flags & UTF8VAL_SURROGATES))
+		return 0;
+	if (policy_error(cp, 1, flags))
+		return 0;
+
+	if (cp < 0x80) {
+		out[0] = cp;
+		return 1;
+	}
+	if (cp < 0x800)
+		len = 2;
+	else if (cp < 0x10000)
+		len = 3;
+	else if (cp < 0x200000)
+		len = 4;
+	else if (cp < 0x4000000)
+		len = 5;
+	else
+		len = 6;
+	for (i = len - 1; i > 0; i--) {
+		out[i] = 0x80 | (cp & 0x3f);
+		cp >>= 6;
+	}
+	out[0] = (u8)(0xff00 >> len) | cp;
+	return len;
+}
+
+/**
+ * utf8val_error_name() - short stable name of an error
+ * @err: enum utf8val_error
+ *
+ * The names are ABI: the device's verdict lines use them.
+ *
+ * Context: Any context.
+ * Return: a static string such as "overlong"; "unknown" for values
+ * outside the enum.
+ */
+const char *utf8val_error_name(enum utf8val_error err)
+{
+	static const char *const names[] = {
+		[UTF8VAL_OK] = "ok",
+		[UTF8VAL_EINCOMPLETE] = "incomplete",
+		[UTF8VAL_ECONTINUATION] = "continuation",
+		[UTF8VAL_EBADBYTE] = "bad-byte",
+		[UTF8VAL_ESHORT] = "short",
+		[UTF8VAL_EOVERLONG] = "overlong",
+		[UTF8VAL_ESURROGATE] = "surrogate",
+		[UTF8VAL_ETOOLARGE] = "too-large",
+		[UTF8VAL_ENUL] = "nul",
+		[UTF8VAL_ENONCHAR] = "noncharacter",
+		[UTF8VAL_EBOM] = "bom",
+		[UTF8VAL_EFLAGS] = "flags",
+	};
+
+	if ((unsigned int)err >= sizeof(names) / sizeof(names[0]))
+		return "unknown";
+	return names[err];
+}
