@@ -1,0 +1,129 @@
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+#
+# User-space builds of the utf8val core (the kernel module is built by
+# Kbuild). Everything lands in build/.
+#
+#   make lib           build/libutf8val.a, the core for user space
+#   make test          host tests in every variant (see VARIANTS)
+#   make bench         throughput and instructions-per-byte table
+#   make fuzz          libFuzzer differential run for FUZZ_SECONDS
+#   make freestanding  proof that the core needs no libc
+#   make cli           build/utf8val, the command-line validator
+
+BUILD		?= build
+CC		?= gcc
+CLANG		?= clang
+FUZZ_SECONDS	?= 60
+
+CORE_SRC	:= utf8val_core.c
+CORE_HDR	:= utf8val.h utf8val_types.h
+TEST_COMMON	:= tests/common.c tests/reference.c
+TEST_HDR	:= tests/common.h tests/reference.h $(CORE_HDR)
+TESTS		:= test_api test_vectors test_random test_exhaustive
+
+WARN		:= -Wall -Wextra -Wno-missing-field-initializers -Werror
+HOST_CFLAGS	:= -O2 -g $(WARN)
+
+# x86-64 kernel code generation, as Kbuild uses it: no FPU/SIMD registers,
+# no red zone, no jump tables.
+KERNEL_CFLAGS	:= -O2 -g $(WARN) -ffreestanding -fno-strict-aliasing \
+		   -fno-common -fno-delete-null-pointer-checks \
+		   -mno-sse -mno-mmx -mno-sse2 -mno-3dnow -mno-avx \
+		   -mno-80387 -mno-fp-ret-in-387 -mno-red-zone \
+		   -mpreferred-stack-boundary=3 -mskip-rax-setup \
+		   -mtune=generic -fno-jump-tables -fcf-protection=none
+
+SAN_FLAGS	:= -fsanitize=address,undefined -fno-sanitize-recover=all
+
+# Each variant builds the core with CORE_FLAGS and the tests with
+# TEST_FLAGS (LDFLAGS to link).
+VARIANTS	:= host asan m32 kernel-flags
+host_CORE	:= $(HOST_CFLAGS)
+host_TEST	:= $(HOST_CFLAGS)
+asan_CORE	:= -O1 -g $(WARN) $(SAN_FLAGS)
+asan_TEST	:= $(asan_CORE)
+asan_LD		:= $(SAN_FLAGS)
+m32_CORE	:= -m32 $(HOST_CFLAGS)
+m32_TEST	:= -m32 $(HOST_CFLAGS)
+m32_LD		:= -m32
+kernel-flags_CORE := $(KERNEL_CFLAGS)
+kernel-flags_TEST := $(HOST_CFLAGS)
+
+.PHONY: all lib test test-build bench fuzz freestanding cli clean
+all: lib cli
+
+# --- the library -----------------------------------------------------------
+lib: $(BUILD)/libutf8val.a
+
+$(BUILD)/lib/utf8val_core.o: $(CORE_SRC) $(CORE_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -fPIC -c $< -o $@
+
+$(BUILD)/libutf8val.a: $(BUILD)/lib/utf8val_core.o
+	$(AR) rcs $@ $^
+
+# --- host tests, one directory per variant ---------------------------------
+define variant_rules
+$(BUILD)/$(1)/utf8val_core.o: $(CORE_SRC) $(CORE_HDR)
+	@mkdir -p $$(@D)
+	$(CC) $$($(1)_CORE) -c $$< -o $$@
+
+$(BUILD)/$(1)/%: tests/%.c $(TEST_COMMON) $(TEST_HDR) $(BUILD)/$(1)/utf8val_core.o
+	$(CC) $$($(1)_TEST) -o $$@ $$< $(TEST_COMMON) $(BUILD)/$(1)/utf8val_core.o $$($(1)_LD)
+
+test-build: $(addprefix $(BUILD)/$(1)/,$(TESTS))
+endef
+$(foreach v,$(VARIANTS),$(eval $(call variant_rules,$(v))))
+
+# A user's view: the public header alone, strict C99, linked to the library.
+$(BUILD)/header_check: tests/header_check.c $(CORE_HDR) $(BUILD)/libutf8val.a
+	$(CC) -std=c99 -pedantic $(WARN) -I. -o $@ $< $(BUILD)/libutf8val.a
+test-build: $(BUILD)/header_check
+
+test: test-build freestanding
+	scripts/run-host-tests $(BUILD) $(VARIANTS)
+
+# --- the core without libc -------------------------------------------------
+# Only the compiler's own freestanding headers; no symbol may stay undefined.
+freestanding: $(BUILD)/freestanding/utf8val_core.o
+$(BUILD)/freestanding/utf8val_core.o: $(CORE_SRC) $(CORE_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(KERNEL_CFLAGS) -nostdlib -nostdinc \
+		-isystem $(shell $(CC) -print-file-name=include) -c $< -o $@
+	@undef=$$(nm -u $@); if [ -n "$$undef" ]; then \
+		echo "freestanding core needs: $$undef"; exit 1; fi
+
+# --- command-line validator -------------------------------------------------
+cli: $(BUILD)/utf8val
+$(BUILD)/utf8val: tools/utf8val.c $(CORE_HDR) $(BUILD)/libutf8val.a
+	$(CC) $(HOST_CFLAGS) -I. -o $@ $< $(BUILD)/libutf8val.a
+
+# --- benchmark -------------------------------------------------------------
+BENCH_PKGS	:= glib-2.0 icu-uc
+$(BUILD)/bench/utf8val_core.o: $(CORE_SRC) $(CORE_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(KERNEL_CFLAGS) -c $< -o $@
+$(BUILD)/bench/peers.o: bench/peers.cc bench/peers.h
+	@mkdir -p $(@D)
+	$(CXX) -O2 -g -std=c++17 -Wall -Wextra -c $< -o $@ \
+		$(shell pkg-config --cflags $(BENCH_PKGS))
+$(BUILD)/bench/bench: bench/bench.c bench/peers.h $(BUILD)/bench/peers.o \
+		$(BUILD)/bench/utf8val_core.o
+	$(CC) -O2 -g $(WARN) -I. -o $@ $< $(BUILD)/bench/peers.o \
+		$(BUILD)/bench/utf8val_core.o -lsimdjson \
+		$(shell pkg-config --libs $(BENCH_PKGS)) -lstdc++
+
+bench: $(BUILD)/bench/bench
+	scripts/run-bench $(BUILD)/bench/bench
+
+# --- fuzzing ---------------------------------------------------------------
+$(BUILD)/fuzz/fuzz_core: tests/fuzz_core.c $(CORE_SRC) $(TEST_COMMON) $(TEST_HDR)
+	@mkdir -p $(@D)
+	$(CLANG) -O1 -g -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=all -o $@ $< $(CORE_SRC) $(TEST_COMMON)
+
+fuzz: $(BUILD)/fuzz/fuzz_core
+	scripts/run-fuzz $< $(FUZZ_SECONDS)
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common.h"
+
+static unsigned int tap_count, tap_failed;
+unsigned long compare_failures;
+
+void tap_result(bool ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%sok %u - ", ok ? "" : "not ", ++tap_count);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+	tap_failed += !ok;
+}
+
+int tap_finish(void)
+{
+	printf("1..%u\n", tap_count);
+	return tap_failed ? 1 : 0;
+}
+
+u64 rng_next(struct rng *r)
+{
+	u64 z = (r->s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+void print_bytes(const u8 *buf, size_t len)
+{
+	printf("#   bytes (%zu):", len);
+	for (size_t i = 0; i < len && i < 48; i++)
+		printf(" %02x", buf[i]);
+	printf("%s\n", len > 48 ? " ..." : "");
+}
+
+void print_result(const char *who, const struct utf8val_result *r)
+{
+	printf("#   %-10s %-12s valid_up_to=%llu chars=%llu error_len=%u\n",
+	       who, utf8val_error_name(r->error), r->valid_up_to, r->chars,
+	       r->error_len);
+}
+
+static bool same(const struct utf8val_result *a, const struct utf8val_result *b)
+{
+	return a->valid_up_to == b->valid_up_to && a->chars == b->chars &&
+	       a->error == b->error && a->error_len == b->error_len;
+}
+
+static bool report(const char *what, const u8 *buf, size_t len,
+		   unsigned int flags, const struct utf8val_result *want,
+		   const struct utf8val_result *got)
+{
+	if (++compare_failures <= 5) {
+		printf("# mismatch in %s, flags %#x\n", what, flags);
+		print_bytes(buf, len);
+		print_result("reference", want);
+		if (got)
+			print_result("core", got);
+	}
+	return false;
+}
+
+/* Feed @buf in the pieces that end at @cuts (ascending, last == len). */
+static bool stream_pieces(const u8 *buf, size_t len, unsigned int flags,
+			  const size_t *cuts, size_t ncuts,
+			  const struct utf8val_result *want, const char *what)
+{
+	struct utf8val_stream st;
+	struct utf8val_result got;
+	enum utf8val_error e = UTF8VAL_OK, prev = UTF8VAL_OK;
+	size_t at = 0;
+
+	utf8val_stream_init(&st, flags);
+	for (size_t i = 0; i < ncuts; i++) {
+		e = utf8val_stream_feed(&st, buf + at, cuts[i] - at);
+		/* Nothing up to the error may fail; an error is sticky. */
+		if ((cuts[i] <= want->valid_up_to && e &&
+		     e != UTF8VAL_EFLAGS) || (prev && e != prev))
+			return report(what, buf, len, flags, want, NULL);
+		prev = e;
+		at = cuts[i];
+	}
+	if (utf8val_stream_result(&st, &got) != got.error || !same(want, &got))
+		return report(what, buf, len, flags, want, &got);
+	/* The last feed has seen everything but an unfinished tail. */
+	if (want->error != UTF8VAL_EINCOMPLETE && e != want->error)
+		return report(what, buf, len, flags, want, &got);
+	return true;
+}
+
+static bool compare_decode(const u8 *buf, size_t len, unsigned int flags,
+			   const struct utf8val_result *want)
+{
+	struct utf8val_result first;
+	u32 cp, n;
+	enum utf8val_error e = utf8val_decode(buf, len, flags, &cp, &n);
+	u8 enc[8];
+
+	if (flags & ~UTF8VAL_FLAGS_ALL) {
+		if (e != UTF8VAL_EFLAGS)
+			return report("decode", buf, len, flags, want, NULL);
+		return true;
+	}
+	if (!len) {
+		if (e != UTF8VAL_EINCOMPLETE || n != 0)
+			return report("decode", buf, len, flags, want, NULL);
+		return true;
+	}
+	if (e) {
+		/* The first character is the error the whole input reports. */
+		if (want->valid_up_to != 0 || want->error != e ||
+		    want->error_len != n || cp != 0xfffd)
+			return report("decode", buf, len, flags, want, NULL);
+		return true;
+	}
+	ref_validate(buf, n, flags, &first);
+	if (first.error || first.chars != 1 || want->valid_up_to < n ||
+	    ref_encode(cp, enc) != n || memcmp(enc, buf, n))
+		return report("decode", buf, len, flags, want, &first);
+	return true;
+}
+
+bool compare_all(const u8 *buf, size_t len, unsigned int flags,
+		 unsigned int what, struct rng *rng)
+{
+	struct utf8val_result want, got;
+	size_t cuts[64] = { 0 };
+	bool ok = true;
+
+	ref_validate(buf, len, flags, &want);
+	if (utf8val_validate(buf, len, flags, &got) != want.error ||
+	    !same(&want, &got))
+		return report("validate", buf, len, flags, &want, &got);
+	if (utf8val_validate(buf, len, flags, NULL) != want.error)
+		return report("validate(NULL)", buf, len, flags, &want, NULL);
+	if (!flags && utf8val_check(buf, len) != !want.error)
+		return report("check", buf, len, flags, &want, NULL);
+
+	if ((what & CMP_STREAM_BYTES) && len <= 64) {
+		for (size_t i = 0; i < len; i++)
+			cuts[i] = i + 1;
+		ok &= stream_pieces(buf, len, flags, cuts, len, &want,
+				    "stream, 1-byte pieces");
+	}
+	if ((what & CMP_STREAM_RANDOM) && len) {
+		size_t n = 0, at = 0;
+
+		while (at < len && n < 63) {
+			/* mostly short pieces, sometimes long ones */
+			size_t step = rng_below(rng, 4) ?
+				      1 + rng_below(rng, 8) :
+				      1 + rng_below(rng, len);
+
+			at = at + step < len ? at + step : len;
+			cuts[n++] = at;
+		}
+		if (at < len)
+			cuts[n++] = len;
+		ok &= stream_pieces(buf, len, flags, cuts, n, &want,
+				    "stream, random pieces");
+	}
+	if (what & CMP_STREAM_EVERY_SPLIT) {
+		for (size_t i = 0; i <= len && ok; i++) {
+			cuts[0] = i;
+			cuts[1] = len;
+			ok &= stream_pieces(buf, len, flags, cuts, 2, &want,
+					    "stream, cut in two");
+		}
+	}
+	if (what & CMP_DECODE)
+		ok &= compare_decode(buf, len, flags, &want);
+	return ok;
+}
+
+const char *shared_dir(void)
+{
+	static const char *const candidates[] = {
+		"../shared", "../../shared", "../../../shared",
+	};
+	const char *env = getenv("UTF8VAL_SHARED");
+
+	if (env)
+		return access(env, R_OK) == 0 ? env : NULL;
+	for (size_t i = 0; i < sizeof(candidates) / sizeof(candidates[0]); i++)
+		if (access(candidates[i], R_OK) == 0)
+			return candidates[i];
+	return NULL;
+}
+
+unsigned long for_all_flags(unsigned long (*fn)(unsigned int flags, void *arg),
+			    void *arg)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned int workers = ncpu > 1 ? (unsigned int)ncpu : 1;
+	unsigned long total = 0;
+	int fds[2];
+
+	if (workers > 8)
+		workers = 8;
+	if (pipe(fds))
+		abort();
+	fflush(stdout);
+	for (unsigned int w = 0; w < workers; w++) {
+		if (fork() == 0) {
+			unsigned long sum = 0;
+
+			close(fds[0]);
+			for (unsigned int f = w; f <= UTF8VAL_FLAGS_ALL;
+			     f += workers)
+				sum += fn(f, arg);
+			fflush(stdout);
+			if (write(fds[1], &sum, sizeof(sum)) != sizeof(sum))
+				_exit(2);
+			_exit(0);
+		}
+	}
+	close(fds[1]);
+	for (unsigned int w = 0; w < workers; w++) {
+		unsigned long sum;
+
+		if (read(fds[0], &sum, sizeof(sum)) != sizeof(sum))
+			sum = 1;	/* a worker died: count it as a failure */
+		total += sum;
+	}
+	close(fds[0]);
+	while (wait(NULL) > 0)
+		;
+	return total;
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/* Shared pieces of the host tests: TAP output, RNG, core-vs-reference. */
+#ifndef UTF8VAL_TEST_COMMON_H
+#define UTF8VAL_TEST_COMMON_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "reference.h"
+
+/* TAP: one line per test, diagnostics as '#' lines, plan at the end. */
+void tap_result(bool ok, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int tap_finish(void);
+
+/* splitmix64: small, seedable, good enough for test inputs. */
+struct rng {
+	u64 s;
+};
+u64 rng_next(struct rng *r);
+static inline u64 rng_below(struct rng *r, u64 n)
+{
+	return n ? rng_next(r) % n : 0;
+}
+
+/* Which entry points compare_all() exercises besides utf8val_validate(). */
+#define CMP_STREAM_BYTES	0x1	/* stream fed one byte at a time */
+#define CMP_STREAM_RANDOM	0x2	/* stream fed in random pieces */
+#define CMP_STREAM_EVERY_SPLIT	0x4	/* stream cut in two at every point */
+#define CMP_DECODE		0x8	/* utf8val_decode() of the first char */
+#define CMP_ALL			0xf
+
+/*
+ * Compare the core with ref_validate() on one input: validate (with and
+ * without a result), check (strict only), the stream API as @what asks,
+ * and decode. Prints a diagnostic for the first few mismatches.
+ */
+bool compare_all(const u8 *buf, size_t len, unsigned int flags,
+		 unsigned int what, struct rng *rng);
+/* Mismatches reported so far (diagnostics stop after a few). */
+extern unsigned long compare_failures;
+
+void print_result(const char *who, const struct utf8val_result *r);
+void print_bytes(const u8 *buf, size_t len);
+
+/* "../shared" beside the project, or NULL if it is absent. */
+const char *shared_dir(void);
+
+
+
+/*
+ * Run @fn(flags, arg) for every combination of the defined flags, spread
+ * over the CPUs in child processes; returns the total of what @fn returned
+ * (its mismatch count).
+ */
+unsigned long for_all_flags(unsigned long (*fn)(unsigned int flags, void *arg),
+			    void *arg);
+#endif

@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * The public API as a user sees it: built against utf8val.h and
+ * build/libutf8val.a only (plus the reference for the codec round trips).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+
+struct example {
+	const char *bytes;
+	size_t len;
+	unsigned int flags;
+	enum utf8val_error err;
+	u64 at, chars;
+	u32 err_len;
+};
+
+#define EX(s, f, e, a, c, l) { s, sizeof(s) - 1, f, e, a, c, l }
+
+/* The contract's own examples, and one per error kind. */
+static const struct example examples[] = {
+	EX("\xe0\x80", 0, UTF8VAL_EOVERLONG, 0, 0, 1),
+	EX("\xe2\x82\x41", 0, UTF8VAL_ESHORT, 0, 0, 2),
+	EX("\xf4\x90\x80\x80", 0, UTF8VAL_ETOOLARGE, 0, 0, 1),
+	EX("\xc0\xaf", 0, UTF8VAL_EOVERLONG, 0, 0, 1),
+	EX("", 0, UTF8VAL_OK, 0, 0, 0),
+	EX("a\xe2\x82\xac", 0, UTF8VAL_OK, 4, 2, 0),
+	EX("a\xf0\x9f\x92", 0, UTF8VAL_EINCOMPLETE, 1, 1, 3),
+	EX("ab\x80", 0, UTF8VAL_ECONTINUATION, 2, 2, 1),
+	EX("\xf8\x88\x80\x80\x80", 0, UTF8VAL_EBADBYTE, 0, 0, 1),
+	EX("\xf8\x88\x80\x80\x80", UTF8VAL_RFC2279, UTF8VAL_OK, 5, 1, 0),
+	EX("\xfe", UTF8VAL_RFC2279, UTF8VAL_EBADBYTE, 0, 0, 1),
+	EX("\xfc\x83\xbf\xbf\xbf\xbf", UTF8VAL_RFC2279, UTF8VAL_EOVERLONG,
+	   0, 0, 1),
+	EX("\xfd\xbf\xbf\xbf\xbf", UTF8VAL_RFC2279, UTF8VAL_EINCOMPLETE,
+	   0, 0, 5),
+	EX("\xed\xa0\x80", 0, UTF8VAL_ESURROGATE, 0, 0, 1),
+	EX("\xed\xa0\x80", UTF8VAL_SURROGATES, UTF8VAL_OK, 3, 1, 0),
+	EX("\xf5\x80\x80\x80", 0, UTF8VAL_ETOOLARGE, 0, 0, 1),
+	EX("a\0b", 0, UTF8VAL_OK, 3, 3, 0),
+	EX("a\0b", UTF8VAL_REJECT_NUL, UTF8VAL_ENUL, 1, 1, 1),
+	EX("x\xef\xbf\xbe", UTF8VAL_REJECT_NONCHAR, UTF8VAL_ENONCHAR, 1, 1, 3),
+	EX("\xf4\x8f\xbf\xbf", UTF8VAL_REJECT_NONCHAR, UTF8VAL_ENONCHAR,
+	   0, 0, 4),
+	EX("\xef\xbb\xbfx", UTF8VAL_REJECT_BOM, UTF8VAL_EBOM, 0, 0, 3),
+	EX("x\xef\xbb\xbf", UTF8VAL_REJECT_BOM, UTF8VAL_OK, 4, 2, 0),
+	EX("x", 0x20, UTF8VAL_EFLAGS, 0, 0, 0),
+	EX("x", ~0u, UTF8VAL_EFLAGS, 0, 0, 0),
+};
+
+static void test_examples(void)
+{
+	unsigned int bad = 0;
+
+	for (size_t i = 0; i < sizeof(examples) / sizeof(examples[0]); i++) {
+		const struct example *ex = &examples[i];
+		struct utf8val_result r;
+
+		memset(&r, 0xa5, sizeof(r));	/* an unwritten field shows */
+		if (utf8val_validate(ex->bytes, ex->len, ex->flags, &r) !=
+		    ex->err || r.error != ex->err || r.valid_up_to != ex->at ||
+		    r.chars != ex->chars || r.error_len != ex->err_len) {
+			printf("# example %zu:\n", i);
+			print_bytes((const u8 *)ex->bytes, ex->len);
+			print_result("got", &r);
+			bad++;
+		}
+	}
+	tap_result(!bad, "%zu documented examples: %u wrong",
+		   sizeof(examples) / sizeof(examples[0]), bad);
+}
+
+static const unsigned int modes[] = {
+	0, UTF8VAL_SURROGATES, UTF8VAL_RFC2279,
+	UTF8VAL_RFC2279 | UTF8VAL_SURROGATES,
+	UTF8VAL_REJECT_NUL | UTF8VAL_REJECT_NONCHAR | UTF8VAL_REJECT_BOM,
+};
+
+/*
+ * Every code point below U+110000 and a sample above: encode agrees with
+ * the reference encoder, refuses exactly what validate rejects, and decode
+ * gives the code point back.
+ */
+static void test_codec_round_trip(void)
+{
+	unsigned long bad = 0, checked = 0;
+
+	for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
+		const unsigned int flags = modes[m];
+
+		for (u64 v = 0; v <= 0xffffffffull; v = v < 0x110000 ? v + 1 :
+		     v * 1.0001 + 1) {
+			u32 cp = v, got, n, k;
+			u8 out[8], ref[8];
+			unsigned int rn = ref_encode(cp, ref);
+			/* REJECT_BOM is positional: encode ignores it */
+			bool valid = cp <= 0x7fffffff &&
+				     !ref_validate(ref, rn,
+						   flags & ~UTF8VAL_REJECT_BOM,
+						   NULL);
+
+			checked++;
+			n = utf8val_encode(cp, flags, out);
+			if (!valid) {
+				if (n && bad++ < 5)
+					printf("# U+%04X flags %#x: encoded, should be refused\n",
+					       cp, flags);
+				continue;
+			}
+			if (n != rn || memcmp(out, ref, n) ||
+			    utf8val_decode(out, n, flags & ~UTF8VAL_REJECT_BOM,
+					   &got, &k) ||
+			    got != cp || k != n) {
+				if (bad++ < 5)
+					printf("# U+%04X flags %#x: encode %u\n",
+					       cp, flags, n);
+			}
+		}
+	}
+	tap_result(!bad, "encode/decode round trip of %lu code points in 5 modes: %lu wrong",
+		   checked, bad);
+}
+
+static void test_decode_edges(void)
+{
+	u32 cp = 0, n = 99;
+	bool ok = true;
+
+	ok &= utf8val_decode("", 0, 0, &cp, &n) == UTF8VAL_EINCOMPLETE &&
+	      n == 0 && cp == 0xfffd;
+	ok &= utf8val_decode("\xe2\x82", 2, 0, &cp, &n) ==
+	      UTF8VAL_EINCOMPLETE && n == 2;
+	ok &= utf8val_decode("\xc0\xaf", 2, 0, &cp, &n) == UTF8VAL_EOVERLONG &&
+	      n == 1 && cp == 0xfffd;
+	ok &= utf8val_decode("A\x80", 2, 0, &cp, &n) == UTF8VAL_OK &&
+	      n == 1 && cp == 'A';
+	ok &= utf8val_decode("A", 1, 0x40, &cp, &n) == UTF8VAL_EFLAGS;
+	ok &= utf8val_decode("\xef\xbb\xbf", 3, UTF8VAL_REJECT_BOM, &cp, &n) ==
+	      UTF8VAL_EBOM && n == 3;
+	tap_result(ok, "decode: empty, truncated, invalid, unknown flags, BOM");
+}
+
+static void test_encode_refusals(void)
+{
+	u8 out[8];
+	bool ok = true;
+
+	ok &= utf8val_encode(0xd800, 0, out) == 0;
+	ok &= utf8val_encode(0xdfff, UTF8VAL_SURROGATES, out) == 3;
+	ok &= utf8val_encode(0x110000, 0, out) == 0;
+	ok &= utf8val_encode(0x7fffffff, UTF8VAL_RFC2279, out) == 6;
+	ok &= utf8val_encode(0x80000000u, UTF8VAL_RFC2279, out) == 0;
+	ok &= utf8val_encode(0, UTF8VAL_REJECT_NUL, out) == 0;
+	ok &= utf8val_encode(0xfffe, UTF8VAL_REJECT_NONCHAR, out) == 0;
+	ok &= utf8val_encode(0xfeff, UTF8VAL_REJECT_BOM, out) == 3;
+	ok &= utf8val_encode('a', 0x80, out) == 0;
+	tap_result(ok, "encode refuses surrogates, out-of-range values, policy hits and unknown flags");
+}
+
+static void test_error_names(void)
+{
+	static const char *const want[] = {
+		"ok", "incomplete", "continuation", "bad-byte", "short",
+		"overlong", "surrogate", "too-large", "nul", "noncharacter",
+		"bom", "flags",
+	};
+	bool ok = true;
+
+	for (unsigned int e = 0; e < sizeof(want) / sizeof(want[0]); e++)
+		ok &= !strcmp(utf8val_error_name(e), want[e]);
+	ok &= !strcmp(utf8val_error_name(UTF8VAL_EFLAGS + 1), "unknown");
+	ok &= !strcmp(utf8val_error_name((enum utf8val_error)-1), "unknown");
+	tap_result(ok, "error names are the documented ones");
+}
+
+static void test_stream_semantics(void)
+{
+	struct utf8val_stream st;
+	struct utf8val_result r, again;
+	bool ok = true;
+
+	/* A verdict mid-way does not end the stream. */
+	utf8val_stream_init(&st, 0);
+	ok &= utf8val_stream_feed(&st, "ab\xe2\x82", 4) == UTF8VAL_OK;
+	ok &= utf8val_stream_result(&st, &r) == UTF8VAL_EINCOMPLETE &&
+	      r.valid_up_to == 2 && r.error_len == 2 && r.chars == 2;
+	ok &= utf8val_stream_feed(&st, "\xac", 1) == UTF8VAL_OK;
+	ok &= utf8val_stream_result(&st, &r) == UTF8VAL_OK &&
+	      r.valid_up_to == 5 && r.chars == 3;
+
+	/* The first error is sticky: valid bytes after it change nothing. */
+	ok &= utf8val_stream_feed(&st, "x\xc0", 2) == UTF8VAL_EOVERLONG;
+	utf8val_stream_result(&st, &r);
+	ok &= utf8val_stream_feed(&st, "valid", 5) == UTF8VAL_EOVERLONG;
+	ok &= utf8val_stream_result(&st, &again) == UTF8VAL_EOVERLONG &&
+	      !memcmp(&r, &again, sizeof(r)) && r.valid_up_to == 6;
+
+	/* Unknown flags: nothing is validated, ever. */
+	utf8val_stream_init(&st, 0x100);
+	ok &= utf8val_stream_feed(&st, "a", 1) == UTF8VAL_EFLAGS;
+	ok &= utf8val_stream_result(&st, NULL) == UTF8VAL_EFLAGS;
+	ok &= utf8val_stream_result(&st, &r) == UTF8VAL_EFLAGS &&
+	      r.valid_up_to == 0 && r.chars == 0;
+	tap_result(ok, "stream: verdict mid-way, sticky error, unknown flags");
+}
+
+/* Offsets and counts are 64-bit everywhere, also on 32-bit builds. */
+static void test_stream_past_4gib(void)
+{
+	const size_t chunk = 3 << 20;	/* whole characters per chunk */
+	const u64 total = 5ull << 30;
+	u8 *buf = malloc(chunk + 1);
+	struct utf8val_stream st;
+	struct utf8val_result r;
+	u64 fed = 0;
+
+	for (size_t i = 0; i <= chunk; i++)
+		buf[i] = i % 3 == 0 ? 0xe2 : i % 3 == 1 ? 0x82 : 0xac;
+	utf8val_stream_init(&st, 0);
+	/* One byte ahead, so every chunk boundary splits a character. */
+	utf8val_stream_feed(&st, "\xe2", 1);
+	for (; fed < total; fed += chunk)
+		utf8val_stream_feed(&st, buf + 1, chunk);
+	utf8val_stream_feed(&st, "\x82\xac\xff", 3);
+	utf8val_stream_result(&st, &r);
+	tap_result(r.error == UTF8VAL_EBADBYTE && r.valid_up_to == fed + 3 &&
+		   r.chars == (fed + 3) / 3,
+		   "stream of %llu bytes in %zu-byte chunks: bad byte at %llu, %llu chars",
+		   fed + 4, chunk, r.valid_up_to, r.chars);
+	free(buf);
+}
+
+int main(void)
+{
+	test_examples();
+	test_codec_round_trip();
+	test_decode_edges();
+	test_encode_refusals();
+	test_error_names();
+	test_stream_semantics();
+	test_stream_past_4gib();
+	return tap_finish();
+}

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Every input of 1, 2 and 3 bytes, and structured 4- to 6-byte inputs,
+ * under every combination of flags, against the reference.
+ */
+#include "common.h"
+
+static unsigned long all_of_length(unsigned int flags, void *arg)
+{
+	const unsigned int n = *(unsigned int *)arg;
+	const u64 total = 1ull << (8 * n);
+	unsigned long bad = 0;
+	u8 buf[4];
+
+	for (u64 v = 0; v < total; v++) {
+		for (unsigned int k = 0; k < n; k++)
+			buf[k] = v >> (8 * (n - 1 - k));
+		bad += !compare_all(buf, n, flags,
+				    CMP_STREAM_BYTES | CMP_DECODE, NULL);
+	}
+	return bad;
+}
+
+/* Every byte value at the positions that decide, boundary values after. */
+static const u8 edges[] = {
+	0x00, 0x41, 0x7f, 0x80, 0x83, 0x84, 0x87, 0x88, 0x8f, 0x90, 0x9f,
+	0xa0, 0xbf, 0xc0, 0xc2, 0xe0, 0xed, 0xf0, 0xf4, 0xf8, 0xfc, 0xfe,
+};
+#define NEDGES (sizeof(edges) / sizeof(edges[0]))
+
+/* Continuation bytes at the boundaries of the ranges, and two non-ones. */
+static const u8 tails[] = { 0x41, 0x80, 0x8f, 0x90, 0xbf, 0xc2 };
+#define NTAILS (sizeof(tails) / sizeof(tails[0]))
+
+struct shape {
+	unsigned int len;	/* 4..6 */
+	u8 lead_lo, lead_hi;	/* range of the first byte */
+	const u8 *third;	/* values for byte 3 */
+	unsigned int nthird;
+	const u8 *rest;		/* values for bytes 4.. */
+	unsigned int nrest;
+};
+
+/* First byte from the shape's range, second any, the rest from sh's sets. */
+static unsigned long structured(unsigned int flags, void *arg)
+{
+	const struct shape *sh = arg;
+	unsigned int rest = sh->len - 2;
+	u64 combos = 1;
+	unsigned long bad = 0;
+	u8 buf[8];
+
+	for (unsigned int k = 0; k < rest; k++)
+		combos *= k ? sh->nrest : sh->nthird;
+	for (unsigned int lead = sh->lead_lo; lead <= sh->lead_hi; lead++) {
+		for (unsigned int second = 0; second < 256; second++) {
+			for (u64 c = 0; c < combos; c++) {
+				u64 v = c;
+
+				buf[0] = lead;
+				buf[1] = second;
+				buf[2] = sh->third[v % sh->nthird];
+				v /= sh->nthird;
+				for (unsigned int k = 1; k < rest; k++) {
+					buf[2 + k] = sh->rest[v % sh->nrest];
+					v /= sh->nrest;
+				}
+				bad += !compare_all(buf, sh->len, flags,
+						    CMP_STREAM_BYTES |
+						    CMP_DECODE, NULL);
+			}
+		}
+	}
+	return bad;
+}
+
+int main(void)
+{
+	static const struct shape shapes[] = {
+		{ 4, 0x00, 0xff, edges, NEDGES, tails, NTAILS },
+		{ 5, 0xf0, 0xff, edges, NEDGES, tails, NTAILS },
+		{ 6, 0xf8, 0xff, edges, NEDGES, tails, NTAILS },
+	};
+
+	for (unsigned int n = 1; n <= 3; n++) {
+		unsigned long bad = for_all_flags(all_of_length, &n);
+
+		tap_result(!bad, "all %u-byte inputs, every flag combination: %lu mismatches",
+			   n, bad);
+	}
+	for (unsigned int i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+		const struct shape *sh = &shapes[i];
+		unsigned long bad = for_all_flags(structured, (void *)sh);
+
+		tap_result(!bad, "structured %u-byte inputs, leads %02x..%02x, every flag combination: %lu mismatches",
+			   sh->len, sh->lead_lo, sh->lead_hi, bad);
+	}
+	return tap_finish();
+}

@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Long inputs against the reference: random text of every mode, the same
+ * text mutated, and ill-formed sequences planted at every position of a
+ * buffer long enough to take the core's multi-lane path. Every buffer is
+ * also tried at every alignment.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+
+#define MAX_LEN 4096
+#define UNIFORM_LEN (64 * 1024)
+
+static u64 seed = 0x7574663876616cull;	/* "utf8val" */
+
+/* A random code point, drawn to exercise the mode's lengths. */
+static u32 random_cp(struct rng *r, unsigned int flags)
+{
+	switch (rng_below(r, 8)) {
+	case 0:
+	case 1:
+		return rng_below(r, 0x80);
+	case 2:
+		return 0x80 + rng_below(r, 0x800 - 0x80);
+	case 3:
+		return 0x800 + rng_below(r, 0x10000 - 0x800);
+	case 4:
+		return 0x10000 + rng_below(r, 0x110000 - 0x10000);
+	case 5:	/* the edges of every range */
+		switch (rng_below(r, 8)) {
+		case 0: return 0;
+		case 1: return 0xd7ff;
+		case 2: return 0xd800 + rng_below(r, 0x800);
+		case 3: return 0xfdd0 + rng_below(r, 0x20);
+		case 4: return (rng_below(r, 17) << 16) | 0xfffe |
+			       rng_below(r, 2);
+		case 5: return 0xfeff;
+		case 6: return 0x10ffff;
+		default: return 0xe000;
+		}
+	case 6:
+		if (flags & UTF8VAL_RFC2279)
+			return 0x110000 + rng_below(r, 0x80000000u - 0x110000);
+		return rng_below(r, 0x80);
+	default:
+		return rng_below(r, 0x110000);
+	}
+}
+
+/* Random text, valid in @flags' structure (policy flags may still fail). */
+static size_t random_text(struct rng *r, unsigned int flags, u8 *buf,
+			  size_t len)
+{
+	size_t n = 0;
+	unsigned int mostly_ascii = rng_below(r, 3) == 0;
+
+	while (n + 6 <= len) {
+		u32 cp = mostly_ascii && rng_below(r, 16) ?
+			 rng_below(r, 0x80) : random_cp(r, flags);
+
+		if (cp >= 0xd800 && cp <= 0xdfff &&
+		    !(flags & UTF8VAL_SURROGATES))
+			continue;
+		n += ref_encode(cp, buf + n);
+	}
+	return n;
+}
+
+static const u8 *const bad_snippets[] = {
+	(const u8 *)"\x80", (const u8 *)"\xbf\xbf", (const u8 *)"\xc0\xaf",
+	(const u8 *)"\xc1\xbf", (const u8 *)"\xe0\x80\xaf",
+	(const u8 *)"\xe0\x9f\xbf", (const u8 *)"\xed\xa0\x80",
+	(const u8 *)"\xed\xbf\xbf", (const u8 *)"\xf0\x8f\xbf\xbf",
+	(const u8 *)"\xf4\x90\x80\x80", (const u8 *)"\xf5\x80\x80\x80",
+	(const u8 *)"\xf8\x88\x80\x80\x80", (const u8 *)"\xfe",
+	(const u8 *)"\xff", (const u8 *)"\xe2\x82", (const u8 *)"\xf0\x9f\x92",
+	(const u8 *)"\xc3", (const u8 *)"\xef\xbb\xbf",
+	(const u8 *)"\xef\xbf\xbe", (const u8 *)"\xf4\x8f\xbf\xbf",
+};
+#define NSNIPPETS (sizeof(bad_snippets) / sizeof(bad_snippets[0]))
+
+static void mutate(struct rng *r, u8 *buf, size_t *len)
+{
+	size_t pos = rng_below(r, *len + 1);
+	const u8 *snip;
+	size_t n;
+
+	switch (rng_below(r, 5)) {
+	case 0:	/* overwrite a byte */
+		if (pos < *len)
+			buf[pos] = rng_next(r);
+		break;
+	case 1:	/* delete a byte */
+		if (pos < *len) {
+			memmove(buf + pos, buf + pos + 1, *len - pos - 1);
+			(*len)--;
+		}
+		break;
+	case 2:	/* truncate */
+		*len = pos;
+		break;
+	default: /* plant a bad sequence */
+		snip = bad_snippets[rng_below(r, NSNIPPETS)];
+		n = strlen((const char *)snip);
+		if (pos + n <= *len)
+			memcpy(buf + pos, snip, n);
+		break;
+	}
+}
+
+/* Compare at every alignment of an 8-byte word. */
+static bool compare_aligned(const u8 *buf, size_t len, unsigned int flags,
+			    unsigned int what, struct rng *r)
+{
+	static u8 shifted[MAX_LEN + 16];
+	bool ok = true;
+
+	for (unsigned int a = 0; a < 8; a++) {
+		memcpy(shifted + a, buf, len);
+		ok &= compare_all(shifted + a, len, flags,
+				  a ? CMP_DECODE : what, r);
+	}
+	return ok;
+}
+
+struct random_run {
+	unsigned int inputs;
+	unsigned int mutations;	/* up to this many per input */
+};
+
+static unsigned long random_inputs(unsigned int flags, void *arg)
+{
+	const struct random_run *run = arg;
+	struct rng r = { seed ^ (flags * 0x9e3779b97f4a7c15ull) ^
+			 run->mutations };
+	static u8 buf[MAX_LEN];
+	unsigned long bad = 0;
+
+	for (unsigned int i = 0; i < run->inputs; i++) {
+		/* Mostly short lengths, where the edge cases crowd. */
+		size_t want = rng_below(&r, 4) ? rng_below(&r, 300) :
+			      rng_below(&r, MAX_LEN);
+		size_t len = random_text(&r, flags, buf, want);
+		unsigned int m = run->mutations ?
+				 1 + rng_below(&r, run->mutations) : 0;
+
+		while (m--)
+			mutate(&r, buf, &len);
+		bad += !compare_aligned(buf, len, flags,
+					CMP_STREAM_RANDOM | CMP_DECODE, &r);
+	}
+	return bad;
+}
+
+/*
+ * Each bad snippet at every position of a text of @len bytes, so errors
+ * fall in every lane, block and word position of the fast path.
+ */
+static unsigned long planted(unsigned int flags, void *arg)
+{
+	const size_t len = *(size_t *)arg;
+	struct rng r = { seed + flags };
+	static u8 text[MAX_LEN], buf[MAX_LEN + 8];
+	unsigned long bad = 0;
+	size_t n = random_text(&r, flags & ~UTF8VAL_RFC2279, text, len);
+
+	for (size_t s = 0; s < NSNIPPETS; s++) {
+		const u8 *snip = bad_snippets[s];
+		size_t k = strlen((const char *)snip);
+
+		for (size_t pos = 0; pos + k <= n; pos++) {
+			memcpy(buf, text, n);
+			memcpy(buf + pos, snip, k);
+			bad += !compare_all(buf, n, flags, CMP_STREAM_RANDOM,
+					    &r);
+		}
+	}
+	return bad;
+}
+
+/*
+ * Long runs of one sequence length: every byte lane of a word sees the
+ * same kind of byte for kilobytes, the worst case for lane counters.
+ */
+static unsigned long uniform(unsigned int flags, void *arg)
+{
+	static u8 buf[UNIFORM_LEN + 8];
+	/* bases whose next 0x1000 code points all take the same length */
+	static const u32 bases[] = { 0x20, 0xe9, 0x4e00, 0x1f600, 0x200000,
+				     0x4000000 };
+	unsigned long bad = 0;
+	(void)arg;
+
+	for (unsigned int c = 0; c < 6; c++) {
+		u32 span = c ? 0x1000 : 0x5f;
+		size_t n = 0, chars = 0;
+
+		while (n + 6 <= UNIFORM_LEN)
+			n += ref_encode(bases[c] + chars++ % span, buf + n);
+		for (size_t len = n - 64; len <= n; len++)
+			bad += !compare_all(buf, len, flags, CMP_DECODE, NULL);
+		bad += utf8val_count(buf, n) != chars;
+	}
+	return bad;
+}
+
+int main(void)
+{
+	static const struct random_run valid = { 3000, 0 };
+	static const struct random_run mutated = { 3000, 3 };
+	static size_t planted_lengths[] = { 40, 700 };
+	const char *env = getenv("UTF8VAL_SEED");
+	unsigned long bad;
+
+	if (env)
+		seed = strtoull(env, NULL, 0);
+	printf("# seed %#llx (set UTF8VAL_SEED to repeat another)\n", seed);
+
+	bad = for_all_flags(random_inputs, (void *)&valid);
+	tap_result(!bad, "random text up to %u bytes, every flag combination, every alignment: %lu mismatches",
+		   MAX_LEN, bad);
+	bad = for_all_flags(random_inputs, (void *)&mutated);
+	tap_result(!bad, "mutated random text, every flag combination, every alignment: %lu mismatches",
+		   bad);
+	for (unsigned int i = 0; i < 2; i++) {
+		bad = for_all_flags(planted, &planted_lengths[i]);
+		tap_result(!bad, "%zu ill-formed sequences at every position of %zu bytes, every flag combination: %lu mismatches",
+			   NSNIPPETS, planted_lengths[i], bad);
+	}
+	bad = for_all_flags(uniform, NULL);
+	tap_result(!bad, "64 KiB runs of 1- to 6-byte characters, every flag combination: %lu mismatches",
+		   bad);
+	return tap_finish();
+}
