@@ -80,7 +80,7 @@ $(BUILD)/header_check: tests/header_check.c $(CORE_HDR) $(BUILD)/libutf8val.a
 	$(CC) -std=c99 -pedantic $(WARN) -I. -o $@ $< $(BUILD)/libutf8val.a
 test-build: $(BUILD)/header_check
 
-test: test-build freestanding
+test: test-build freestanding cli
 	scripts/run-host-tests $(BUILD) $(VARIANTS)
 
 # --- the core without libc -------------------------------------------------
