@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/* Validators from Debian packages, measured beside utf8val. */
+#ifndef UTF8VAL_BENCH_PEERS_H
+#define UTF8VAL_BENCH_PEERS_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Each returns nonzero if @s is valid UTF-8. */
+typedef int (*validator_fn)(const unsigned char *s, size_t len);
+
+int peer_glib(const unsigned char *s, size_t len);
+int peer_icu(const unsigned char *s, size_t len);
+/* A simdjson implementation by name ("fallback", "haswell", "icelake"),
+ * or NULL if this CPU cannot run it.
+ */
+validator_fn peer_simdjson(const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
