@@ -1,0 +1,32 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+#
+# Every test of the project, on a fresh Debian 12 machine: installs what it
+# needs, runs each suite (TAP), and ends with one line "N passed, N failed".
+# FUZZ_SECONDS (default 60) bounds the fuzzer.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+mkdir -p build
+log=build/test.log
+: >"$log"
+status=0
+
+suite() {
+	echo "# ==== $1" | tee -a "$log"
+	shift
+	"$@" 2>&1 | tee -a "$log"
+	[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+}
+
+scripts/install-deps host fuzz || { echo "not ok - installing dependencies"; exit 1; }
+
+suite "host tests: 4 build variants" make -s test
+suite "fuzzing" make -s fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
+
+passed=$(grep -c '^ok ' "$log")
+failed=$(grep -c '^not ok ' "$log")
+# A suite that failed without saying which test still fails the run.
+[ "$status" -ne 0 ] && [ "$failed" -eq 0 ] && failed=1
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
