@@ -2,11 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0 OR MIT
 #
 # The main job on a fresh Debian 12 machine: build the core and show it
-# validating real text and telling exactly what is wrong with bad bytes.
+# validating real text and telling exactly what is wrong with bad bytes;
+# then build the module, boot Debian's kernel in qemu with it loaded and
+# show /dev/utf8val at work. --shell ends in the guest's shell instead.
+# Usage: demo.sh [--shell]
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-scripts/install-deps host
+scripts/install-deps host guest
 make -s lib cli
 v=build/utf8val
 
@@ -31,3 +34,11 @@ show "printf '\\xef\\xbb\\xbfhello' | $v --reject-bom"
 	show "$v ../shared/testdata/kuhn/UTF-8-test.txt"
 echo
 echo "Exit status is 0 only for valid input: '$v -q FILE && echo ok' is a complete check."
+echo
+echo "== the module in Debian's $(scripts/guest/fetch-kernel 6.12 | xargs basename) kernel, booted in qemu"
+if [ "${1:-}" = --shell ]; then
+	exec scripts/guest/run 6.12 shell
+fi
+scripts/guest/run 6.12 demo | grep -v '^ok - \|^# guest'
+echo
+echo "To try it yourself: scripts/demo.sh --shell"

@@ -19,10 +19,13 @@ suite() {
 	[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 }
 
-scripts/install-deps host fuzz || { echo "not ok - installing dependencies"; exit 1; }
+scripts/install-deps host fuzz guest || { echo "not ok - installing dependencies"; exit 1; }
 
 suite "host tests: 4 build variants" make -s test
 suite "fuzzing" make -s fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
+for series in 6.1 6.12; do
+	suite "guest: Debian $series kernel in qemu" scripts/guest/run "$series" test
+done
 
 passed=$(grep -c '^ok ' "$log")
 failed=$(grep -c '^not ok ' "$log")

@@ -1,0 +1,18 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+# What scripts/demo.sh shows inside the guest: the device at work.
+dev=/dev/utf8val
+show() {
+	echo
+	echo "guest# $1"
+	sh -c "$1" 2>&1
+}
+echo "utf8val.ko is loaded on $(uname -r): $(ls -l $dev)"
+show "printf 'caf\\303\\251 \\342\\202\\254\\n' > $dev && echo valid"
+show "printf 'GET /..\\300\\257../etc/passwd' | dd of=$dev 2>&1 | head -n 1"
+show "exec 3<>$dev; printf 'line one\\nline \\342\\202A' >&3; cat <&3"
+show "exec 3<>$dev; printf 'tail \\360\\237\\230' >&3; cat <&3"
+show "grep . /sys/class/misc/utf8val/bytes /sys/class/misc/utf8val/verdicts/*"
+show "insmod /lib/modules/utf8val_client.ko name=\"\$(printf 'caf\\303\\251')\"; rmmod utf8val_client"
+show "insmod /lib/modules/utf8val_client.ko name=\"\$(printf '..\\300\\257..')\""
+show "dmesg | grep utf8val_client"

@@ -1,0 +1,493 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * utf8val module: the core's validators for other kernel code, and
+ * /dev/utf8val, a UTF-8 stream validator for user space and shell scripts.
+ *
+ * Every open file is its own stream. write() feeds it and fails with
+ * -EILSEQ at the first ill-formed subsequence; read() returns one verdict
+ * line; ioctl() gives the verdict as a struct, restarts the stream, sets
+ * its flags, or validates a buffer in one call. Documentation/utf8val.rst
+ * describes the protocol.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/compat.h>
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
+#include <linux/uaccess.h>
+
+#include "utf8val.h"
+#include "uapi/linux/utf8val.h"
+
+EXPORT_SYMBOL_GPL(utf8val_check);
+EXPORT_SYMBOL_GPL(utf8val_validate);
+EXPORT_SYMBOL_GPL(utf8val_stream_init);
+EXPORT_SYMBOL_GPL(utf8val_stream_feed);
+EXPORT_SYMBOL_GPL(utf8val_stream_result);
+EXPORT_SYMBOL_GPL(utf8val_decode);
+EXPORT_SYMBOL_GPL(utf8val_encode);
+EXPORT_SYMBOL_GPL(utf8val_count);
+EXPORT_SYMBOL_GPL(utf8val_error_name);
+
+/* Verdicts are counted by enum utf8val_error, up to UTF8VAL_EBOM. */
+#define NR_VERDICTS	(UTF8VAL_EBOM + 1)
+
+/* Per-CPU, so that writers on different CPUs never share a cache line. */
+struct utf8val_stats {
+	u64 bytes;
+	u64 verdicts[NR_VERDICTS];
+	long open_streams;	/* sums to the true count over all CPUs */
+};
+
+static DEFINE_PER_CPU(struct utf8val_stats, utf8val_stats);
+
+/* The longest verdict line, with every number at its widest. */
+#define VERDICT_MAX	192
+
+struct utf8val_file {
+	struct mutex lock;	/* serializes every operation on this file */
+	struct utf8val_stream st;
+	u8 *bounce;		/* PAGE_SIZE: user bytes pass through here */
+	u64 bytes;		/* sum of the write() results */
+	u64 line;		/* 1 + newlines before the tracked point */
+	u64 line_chars;		/* characters before the current line */
+	loff_t read_pos;	/* in the verdict line; a write rewinds it */
+	bool counted;		/* the verdict went into the statistics */
+};
+
+static void count_verdict(struct utf8val_file *uf)
+{
+	enum utf8val_error err = utf8val_stream_result(&uf->st, NULL);
+
+	if (uf->counted || err >= NR_VERDICTS)
+		return;
+	this_cpu_inc(utf8val_stats.verdicts[err]);
+	uf->counted = true;
+}
+
+static void restart(struct utf8val_file *uf, unsigned int flags)
+{
+	utf8val_stream_init(&uf->st, flags);
+	uf->bytes = 0;
+	uf->line = 1;
+	uf->line_chars = 0;
+	uf->read_pos = 0;
+	uf->counted = false;
+}
+
+/*
+ * Feed one chunk that starts at stream offset @start and follow its
+ * newlines up to the first error, for the verdict's line and column. A
+ * sequence left open by the chunk contains no newline, and its lead byte
+ * is the only one not yet counted in the stream's characters.
+ */
+static void feed_chunk(struct utf8val_file *uf, const u8 *buf, size_t len,
+		       u64 start)
+{
+	struct utf8val_result res;
+	const u8 *nl, *p = buf, *end;
+	u64 leads;
+
+	utf8val_stream_feed(&uf->st, buf, len);
+	utf8val_stream_result(&uf->st, &res);
+	end = buf + len;
+	leads = res.chars + (res.error == UTF8VAL_EINCOMPLETE);
+	if (res.error && res.error != UTF8VAL_EINCOMPLETE) {
+		end = buf + (res.valid_up_to > start ? res.valid_up_to - start : 0);
+		leads = res.chars;
+	}
+	while (p < end && (nl = memchr(p, '\n', end - p))) {
+		uf->line++;
+		p = nl + 1;
+	}
+	if (p != buf)
+		uf->line_chars = leads - utf8val_count(p, end - p);
+}
+
+/*
+ * Feed @len user bytes to @st through @uf's bounce page, a page at a time,
+ * yielding the CPU between pages. Stops early at the first error, at a
+ * fault (the bytes not copied are not fed) and at a fatal signal. Returns
+ * the bytes fed, or a negative errno if none were.
+ */
+static ssize_t feed_from_user(struct utf8val_file *uf, struct utf8val_stream *st,
+			      const char __user *ubuf, size_t len, u64 start)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		size_t n = min_t(size_t, len - done, PAGE_SIZE);
+		size_t missed;
+
+		if (fatal_signal_pending(current))
+			return done ? done : -EINTR;
+		missed = copy_from_user(uf->bounce, ubuf + done, n);
+		n -= missed;
+		if (st == &uf->st)
+			feed_chunk(uf, uf->bounce, n, start + done);
+		else
+			utf8val_stream_feed(st, uf->bounce, n);
+		done += n;
+		this_cpu_add(utf8val_stats.bytes, n);
+		if (missed)
+			return done ? done : -EFAULT;
+		if (st->error)
+			break;
+		cond_resched();
+	}
+	return done;
+}
+
+static int utf8val_open(struct inode *inode, struct file *file)
+{
+	struct utf8val_file *uf;
+
+	uf = kzalloc(sizeof(*uf), GFP_KERNEL_ACCOUNT);
+	if (!uf)
+		return -ENOMEM;
+	uf->bounce = kmalloc(PAGE_SIZE, GFP_KERNEL_ACCOUNT);
+	if (!uf->bounce)
+		goto err_free_file;
+	mutex_init(&uf->lock);
+	restart(uf, 0);
+	file->private_data = uf;
+	this_cpu_inc(utf8val_stats.open_streams);
+	return stream_open(inode, file);
+
+err_free_file:
+	kfree(uf);
+	return -ENOMEM;
+}
+
+static int utf8val_release(struct inode *inode, struct file *file)
+{
+	struct utf8val_file *uf = file->private_data;
+
+	count_verdict(uf);
+	this_cpu_dec(utf8val_stats.open_streams);
+	mutex_destroy(&uf->lock);
+	kfree(uf->bounce);
+	kfree(uf);
+	return 0;
+}
+
+/*
+ * The full count while the bytes are valid (an open sequence at the end
+ * is fine); at the first error, the bytes of this write before the
+ * ill-formed subsequence if there are any, else -EILSEQ, and -EILSEQ for
+ * every write after that.
+ */
+static ssize_t utf8val_write(struct file *file, const char __user *ubuf,
+			     size_t count, loff_t *ppos)
+{
+	struct utf8val_file *uf = file->private_data;
+	struct utf8val_result res;
+	u64 start;
+	ssize_t ret;
+
+	if (mutex_lock_killable(&uf->lock))
+		return -EINTR;
+	uf->read_pos = 0;
+	if (uf->st.error) {
+		ret = -EILSEQ;
+		goto out_unlock;
+	}
+	start = uf->bytes;
+	ret = feed_from_user(uf, &uf->st, ubuf, count, start);
+	if (utf8val_stream_result(&uf->st, &res) > UTF8VAL_EINCOMPLETE) {
+		count_verdict(uf);
+		ret = res.valid_up_to > start ? res.valid_up_to - start : -EILSEQ;
+	}
+	if (ret > 0)
+		uf->bytes += ret;
+out_unlock:
+	mutex_unlock(&uf->lock);
+	return ret;
+}
+
+/* Closing a stream that ends inside a character reports it. */
+static int utf8val_flush(struct file *file, fl_owner_t id)
+{
+	struct utf8val_file *uf = file->private_data;
+	enum utf8val_error err;
+
+	mutex_lock(&uf->lock);
+	err = utf8val_stream_result(&uf->st, NULL);
+	mutex_unlock(&uf->lock);
+	return err == UTF8VAL_EINCOMPLETE ? -EILSEQ : 0;
+}
+
+static void get_verdict(struct utf8val_file *uf, struct utf8val_ioc_verdict *v)
+{
+	struct utf8val_result res;
+
+	utf8val_stream_result(&uf->st, &res);
+	*v = (struct utf8val_ioc_verdict){
+		.bytes = uf->bytes,
+		.valid_up_to = res.valid_up_to,
+		.chars = res.chars,
+		.error = res.error,
+		.error_len = res.error_len,
+		.flags = uf->st.flags,
+		.line = uf->line,
+		.column = res.chars - uf->line_chars + 1,
+	};
+}
+
+static int format_verdict(struct utf8val_file *uf, char *buf, size_t size)
+{
+	struct utf8val_ioc_verdict v;
+
+	get_verdict(uf, &v);
+	if (v.error == UTF8VAL_OK)
+		return scnprintf(buf, size, "valid bytes=%llu chars=%llu\n",
+				 v.bytes, v.chars);
+	if (v.error == UTF8VAL_EINCOMPLETE)
+		return scnprintf(buf, size,
+				 "incomplete bytes=%llu chars=%llu offset=%llu len=%u line=%llu column=%llu\n",
+				 v.bytes, v.chars, v.valid_up_to, v.error_len,
+				 v.line, v.column);
+	return scnprintf(buf, size,
+			 "invalid bytes=%llu chars=%llu offset=%llu len=%u error=%s line=%llu column=%llu\n",
+			 v.bytes, v.chars, v.valid_up_to, v.error_len,
+			 utf8val_error_name(v.error), v.line, v.column);
+}
+
+static ssize_t utf8val_read(struct file *file, char __user *ubuf, size_t count,
+			    loff_t *ppos)
+{
+	struct utf8val_file *uf = file->private_data;
+	char line[VERDICT_MAX];
+	ssize_t ret;
+	int len;
+
+	if (mutex_lock_killable(&uf->lock))
+		return -EINTR;
+	len = format_verdict(uf, line, sizeof(line));
+	ret = simple_read_from_buffer(ubuf, count, &uf->read_pos, line, len);
+	mutex_unlock(&uf->lock);
+	return ret;
+}
+
+static long ioctl_validate(struct utf8val_file *uf, void __user *argp)
+{
+	struct utf8val_ioc_validate req;
+	struct utf8val_stream st;
+	struct utf8val_result res;
+	ssize_t fed;
+
+	if (copy_from_user(&req, argp, sizeof(req)))
+		return -EFAULT;
+	if (req.reserved || (req.flags & ~UTF8VAL_FLAGS_ALL))
+		return -EINVAL;
+	if (req.len > SSIZE_MAX)
+		return -EINVAL;
+	utf8val_stream_init(&st, req.flags);
+	fed = feed_from_user(uf, &st, u64_to_user_ptr(req.buf), req.len, 0);
+	if (fed < 0)
+		return fed;
+	/* Stopping short without an error means a fault or a signal. */
+	if (fed < req.len && !st.error)
+		return fatal_signal_pending(current) ? -EINTR : -EFAULT;
+	utf8val_stream_result(&st, &res);
+	if (res.error < NR_VERDICTS)
+		this_cpu_inc(utf8val_stats.verdicts[res.error]);
+	req.valid_up_to = res.valid_up_to;
+	req.chars = res.chars;
+	req.error = res.error;
+	req.error_len = res.error_len;
+	return copy_to_user(argp, &req, sizeof(req)) ? -EFAULT : 0;
+}
+
+static long utf8val_ioctl(struct file *file, unsigned int cmd,
+			  unsigned long arg)
+{
+	struct utf8val_file *uf = file->private_data;
+	void __user *argp = (void __user *)arg;
+	struct utf8val_ioc_verdict verdict;
+	struct utf8val_ioc_flags fl;
+	long ret = 0;
+
+	if (mutex_lock_killable(&uf->lock))
+		return -EINTR;
+	switch (cmd) {
+	case UTF8VAL_IOC_GET_VERDICT:
+		get_verdict(uf, &verdict);
+		if (copy_to_user(argp, &verdict, sizeof(verdict)))
+			ret = -EFAULT;
+		break;
+	case UTF8VAL_IOC_RESET:
+		count_verdict(uf);
+		restart(uf, uf->st.flags);
+		break;
+	case UTF8VAL_IOC_SET_FLAGS:
+		if (copy_from_user(&fl, argp, sizeof(fl))) {
+			ret = -EFAULT;
+			break;
+		}
+		if (fl.reserved || (fl.flags & ~UTF8VAL_FLAGS_ALL)) {
+			ret = -EINVAL;
+			break;
+		}
+		count_verdict(uf);
+		restart(uf, fl.flags);
+		break;
+	case UTF8VAL_IOC_VALIDATE:
+		ret = ioctl_validate(uf, argp);
+		break;
+	default:
+		ret = -ENOTTY;
+		break;
+	}
+	mutex_unlock(&uf->lock);
+	return ret;
+}
+
+static const struct file_operations utf8val_fops = {
+	.owner = THIS_MODULE,
+	.open = utf8val_open,
+	.release = utf8val_release,
+	.read = utf8val_read,
+	.write = utf8val_write,
+	.flush = utf8val_flush,
+	.unlocked_ioctl = utf8val_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+};
+
+/* sysfs: /sys/class/misc/utf8val/{bytes,open_streams,verdicts/<name>} */
+
+static ssize_t bytes_show(struct device *dev, struct device_attribute *attr,
+			  char *buf)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu(utf8val_stats.bytes, cpu);
+	return sysfs_emit(buf, "%llu\n", sum);
+}
+static DEVICE_ATTR_RO(bytes);
+
+static ssize_t open_streams_show(struct device *dev,
+				 struct device_attribute *attr, char *buf)
+{
+	long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu(utf8val_stats.open_streams, cpu);
+	return sysfs_emit(buf, "%ld\n", sum);
+}
+static DEVICE_ATTR_RO(open_streams);
+
+static struct attribute *stats_attrs[] = {
+	&dev_attr_bytes.attr,
+	&dev_attr_open_streams.attr,
+	NULL,
+};
+
+static const struct attribute_group stats_group = {
+	.attrs = stats_attrs,
+};
+
+struct verdict_attr {
+	struct device_attribute attr;
+	enum utf8val_error err;
+};
+
+static ssize_t verdict_show(struct device *dev, struct device_attribute *attr,
+			    char *buf)
+{
+	const struct verdict_attr *va = container_of(attr, struct verdict_attr,
+						     attr);
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu(utf8val_stats.verdicts[va->err], cpu);
+	return sysfs_emit(buf, "%llu\n", sum);
+}
+
+/* File names are the verdict names of the device's read(). */
+#define VERDICT(_err, _name) {						\
+	.attr = { .attr = { .name = _name, .mode = 0444 },		\
+		  .show = verdict_show },				\
+	.err = _err,							\
+}
+
+static struct verdict_attr verdict_attrs[NR_VERDICTS] = {
+	VERDICT(UTF8VAL_OK, "valid"),
+	VERDICT(UTF8VAL_EINCOMPLETE, "incomplete"),
+	VERDICT(UTF8VAL_ECONTINUATION, "continuation"),
+	VERDICT(UTF8VAL_EBADBYTE, "bad-byte"),
+	VERDICT(UTF8VAL_ESHORT, "short"),
+	VERDICT(UTF8VAL_EOVERLONG, "overlong"),
+	VERDICT(UTF8VAL_ESURROGATE, "surrogate"),
+	VERDICT(UTF8VAL_ETOOLARGE, "too-large"),
+	VERDICT(UTF8VAL_ENUL, "nul"),
+	VERDICT(UTF8VAL_ENONCHAR, "noncharacter"),
+	VERDICT(UTF8VAL_EBOM, "bom"),
+};
+
+static struct attribute *verdict_attr_ptrs[NR_VERDICTS + 1] = {
+	&verdict_attrs[UTF8VAL_OK].attr.attr,
+	&verdict_attrs[UTF8VAL_EINCOMPLETE].attr.attr,
+	&verdict_attrs[UTF8VAL_ECONTINUATION].attr.attr,
+	&verdict_attrs[UTF8VAL_EBADBYTE].attr.attr,
+	&verdict_attrs[UTF8VAL_ESHORT].attr.attr,
+	&verdict_attrs[UTF8VAL_EOVERLONG].attr.attr,
+	&verdict_attrs[UTF8VAL_ESURROGATE].attr.attr,
+	&verdict_attrs[UTF8VAL_ETOOLARGE].attr.attr,
+	&verdict_attrs[UTF8VAL_ENUL].attr.attr,
+	&verdict_attrs[UTF8VAL_ENONCHAR].attr.attr,
+	&verdict_attrs[UTF8VAL_EBOM].attr.attr,
+	NULL,
+};
+
+static const struct attribute_group verdicts_group = {
+	.name = "verdicts",
+	.attrs = verdict_attr_ptrs,
+};
+
+static const struct attribute_group *utf8val_groups[] = {
+	&stats_group,
+	&verdicts_group,
+	NULL,
+};
+
+static struct miscdevice utf8val_misc = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "utf8val",
+	.fops = &utf8val_fops,
+	.groups = utf8val_groups,
+	.mode = 0666,	/* validation grants nothing */
+};
+
+static int __init utf8val_init(void)
+{
+	/* The UAPI structs must not depend on the ABI's alignment rules. */
+	BUILD_BUG_ON(sizeof(struct utf8val_ioc_verdict) != 56);
+	BUILD_BUG_ON(sizeof(struct utf8val_ioc_flags) != 8);
+	BUILD_BUG_ON(sizeof(struct utf8val_ioc_validate) != 48);
+
+	return misc_register(&utf8val_misc);
+}
+
+static void __exit utf8val_exit(void)
+{
+	misc_deregister(&utf8val_misc);
+}
+
+module_init(utf8val_init);
+module_exit(utf8val_exit);
+
+MODULE_DESCRIPTION("Strict UTF-8 validation (RFC 3629) for kernel code and user space");
+MODULE_LICENSE("GPL");
