@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0 OR MIT
 #
-# User-space builds of the utf8val core (the kernel module is built by
-# Kbuild). Everything lands in build/.
+# The kernel module (through Kbuild) and the user-space builds of the core
+# (in build/).
 #
+#   make modules       utf8val.ko and the sample client, against KDIR
 #   make lib           build/libutf8val.a, the core for user space
 #   make test          host tests in every variant (see VARIANTS)
 #   make bench         throughput and instructions-per-byte table
@@ -22,11 +23,13 @@ TEST_HDR	:= tests/common.h tests/reference.h $(CORE_HDR)
 TESTS		:= test_api test_vectors test_random test_exhaustive
 
 WARN		:= -Wall -Wextra -Wno-missing-field-initializers -Werror
-HOST_CFLAGS	:= -O2 -g $(WARN)
+# What the kernel's compiler_types.h gives the core in the module.
+INLINE		:= -D'__always_inline=__attribute__((__always_inline__)) inline'
+HOST_CFLAGS	:= -O2 -g $(WARN) $(INLINE)
 
 # x86-64 kernel code generation, as Kbuild uses it: no FPU/SIMD registers,
 # no red zone, no jump tables.
-KERNEL_CFLAGS	:= -O2 -g $(WARN) -ffreestanding -fno-strict-aliasing \
+KERNEL_CFLAGS	:= -O2 -g $(WARN) $(INLINE) -ffreestanding -fno-strict-aliasing \
 		   -fno-common -fno-delete-null-pointer-checks \
 		   -mno-sse -mno-mmx -mno-sse2 -mno-3dnow -mno-avx \
 		   -mno-80387 -mno-fp-ret-in-387 -mno-red-zone \
@@ -40,7 +43,7 @@ SAN_FLAGS	:= -fsanitize=address,undefined -fno-sanitize-recover=all
 VARIANTS	:= host asan m32 kernel-flags
 host_CORE	:= $(HOST_CFLAGS)
 host_TEST	:= $(HOST_CFLAGS)
-asan_CORE	:= -O1 -g $(WARN) $(SAN_FLAGS)
+asan_CORE	:= -O1 -g $(WARN) $(INLINE) $(SAN_FLAGS)
 asan_TEST	:= $(asan_CORE)
 asan_LD		:= $(SAN_FLAGS)
 m32_CORE	:= -m32 $(HOST_CFLAGS)
@@ -49,8 +52,14 @@ m32_LD		:= -m32
 kernel-flags_CORE := $(KERNEL_CFLAGS)
 kernel-flags_TEST := $(HOST_CFLAGS)
 
-.PHONY: all lib test test-build bench fuzz freestanding cli clean
+KDIR		?= /lib/modules/$(shell uname -r)/build
+
+.PHONY: all modules lib test test-build bench fuzz freestanding cli clean
 all: lib cli
+
+# --- the kernel module -------------------------------------------------------
+modules:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
 
 # --- the library -----------------------------------------------------------
 lib: $(BUILD)/libutf8val.a
@@ -119,7 +128,7 @@ bench: $(BUILD)/bench/bench
 # --- fuzzing ---------------------------------------------------------------
 $(BUILD)/fuzz/fuzz_core: tests/fuzz_core.c $(CORE_SRC) $(TEST_COMMON) $(TEST_HDR)
 	@mkdir -p $(@D)
-	$(CLANG) -O1 -g -fsanitize=fuzzer,address,undefined \
+	$(CLANG) -O1 -g $(INLINE) -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=all -o $@ $< $(CORE_SRC) $(TEST_COMMON)
 
 fuzz: $(BUILD)/fuzz/fuzz_core
@@ -127,3 +136,4 @@ fuzz: $(BUILD)/fuzz/fuzz_core
 
 clean:
 	rm -rf $(BUILD)
+	[ ! -d $(KDIR) ] || $(MAKE) -C $(KDIR) M=$(CURDIR) clean

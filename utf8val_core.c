@@ -24,10 +24,6 @@
 
 #include "utf8val.h"
 
-#ifndef __always_inline	/* the kernel defines it; user space does not */
-#define __always_inline inline __attribute__((__always_inline__))
-#endif
-
 #define HIGH_BITS	0x8080808080808080ull
 #define LOW_BITS	0x0101010101010101ull
 #define REPLACEMENT_CHAR 0xfffd
@@ -145,7 +141,7 @@ static __always_inline u64 dfa_block(const u64 *tbl, const u8 *p, u64 s,
 		*chars += DFA_BLOCK - (((cont_lanes(w0) + cont_lanes(w1) +
 					 cont_lanes(w2) + cont_lanes(w3)) *
 					LOW_BITS) >> 56);
-	_Pragma("GCC unroll 32")
+#pragma GCC unroll 32
 	for (i = 0; i < DFA_BLOCK; i++)
 		s = tbl[p[i]] >> (s & STATE_MASK);
 	return s;
@@ -257,7 +253,10 @@ static __always_inline size_t dfa_prefix(const u64 *tbl, const u8 *s,
 	p1 = s + bound[1];
 	p2 = s + bound[2];
 	p3 = s + bound[3];
-	s0 = s1 = s2 = s3 = S_ACC;
+	s0 = S_ACC;
+	s1 = S_ACC;
+	s2 = S_ACC;
+	s3 = S_ACC;
 	for (off = 0; off < span; ) {
 		s0 = dfa_block(tbl, p0 + off, s0, cnt);
 		s1 = dfa_block(tbl, p1 + off, s1, cnt);
@@ -266,8 +265,8 @@ static __always_inline size_t dfa_prefix(const u64 *tbl, const u8 *s,
 		off += DFA_BLOCK;
 		if (off % (DFA_CHECK_ROUNDS * DFA_BLOCK) && off < span)
 			continue;
-		if (!(s0 & STATE_MASK) | !(s1 & STATE_MASK) |
-		    !(s2 & STATE_MASK) | !(s3 & STATE_MASK)) {
+		if (!(s0 & STATE_MASK) || !(s1 & STATE_MASK) ||
+		    !(s2 & STATE_MASK) || !(s3 & STATE_MASK)) {
 			failed = true;
 			break;
 		}
@@ -531,6 +530,8 @@ u64 utf8val_count(const void *buf, size_t len)
 	return len - cont;
 }
 
+UTF8VAL_EXPORT(utf8val_count);
+
 /**
  * utf8val_stream_init() - start an incremental validation
  * @st: caller-allocated stream state
@@ -547,6 +548,8 @@ void utf8val_stream_init(struct utf8val_stream *st, unsigned int flags)
 	if (flags & ~UTF8VAL_FLAGS_ALL)
 		st->error = UTF8VAL_EFLAGS;
 }
+
+UTF8VAL_EXPORT(utf8val_stream_init);
 
 /* Feed @len bytes into a stream that has no error yet. */
 static void stream_feed(struct utf8val_stream *st, const u8 *s, size_t len)
@@ -597,6 +600,8 @@ enum utf8val_error utf8val_stream_feed(struct utf8val_stream *st,
 	return st->error;
 }
 
+UTF8VAL_EXPORT(utf8val_stream_feed);
+
 /**
  * utf8val_stream_result() - the verdict as if the input ended now
  * @st: stream started by utf8val_stream_init()
@@ -629,6 +634,8 @@ enum utf8val_error utf8val_stream_result(const struct utf8val_stream *st,
 		*res = r;
 	return r.error;
 }
+
+UTF8VAL_EXPORT(utf8val_stream_result);
 
 /**
  * utf8val_validate() - validate a buffer and locate the first error
@@ -675,6 +682,8 @@ enum utf8val_error utf8val_validate(const void *buf, size_t len,
 	return utf8val_stream_result(&st, res);
 }
 
+UTF8VAL_EXPORT(utf8val_validate);
+
 /**
  * utf8val_check() - is a buffer valid strict RFC 3629 UTF-8?
  * @buf: bytes to validate
@@ -689,6 +698,8 @@ bool utf8val_check(const void *buf, size_t len)
 {
 	return dfa_prefix(dfa_strict, buf, len, NULL) == len;
 }
+
+UTF8VAL_EXPORT(utf8val_check);
 
 /**
  * utf8val_decode() - decode the first character of a buffer
@@ -734,6 +745,8 @@ enum utf8val_error utf8val_decode(const void *buf, size_t len,
 	*seq_len = n;
 	return UTF8VAL_OK;
 }
+
+UTF8VAL_EXPORT(utf8val_decode);
 
 /**
  * utf8val_encode() - encode one code point
@@ -786,6 +799,8 @@ u32 utf8val_encode(u32 cp, unsigned int flags, u8 *out)
 	return len;
 }
 
+UTF8VAL_EXPORT(utf8val_encode);
+
 /**
  * utf8val_error_name() - short stable name of an error
  * @err: enum utf8val_error
@@ -813,7 +828,9 @@ const char *utf8val_error_name(enum utf8val_error err)
 		[UTF8VAL_EFLAGS] = "flags",
 	};
 
-	if ((unsigned int)err >= sizeof(names) / sizeof(names[0]))
+	if ((unsigned int)err >= ARRAY_SIZE(names))
 		return "unknown";
 	return names[err];
 }
+
+UTF8VAL_EXPORT(utf8val_error_name);

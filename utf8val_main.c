@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * utf8val module: the core's validators for other kernel code, and
- * /dev/utf8val, a UTF-8 stream validator for user space and shell scripts.
+ * utf8val module: the core's validators for other kernel code (exported
+ * in utf8val_core.c, next to their definitions), and /dev/utf8val, a UTF-8
+ * stream validator for user space and shell scripts.
  *
  * Every open file is its own stream. write() feeds it and fails with
  * -EILSEQ at the first ill-formed subsequence; read() returns one verdict
@@ -26,16 +27,6 @@
 
 #include "utf8val.h"
 #include "uapi/linux/utf8val.h"
-
-EXPORT_SYMBOL_GPL(utf8val_check);
-EXPORT_SYMBOL_GPL(utf8val_validate);
-EXPORT_SYMBOL_GPL(utf8val_stream_init);
-EXPORT_SYMBOL_GPL(utf8val_stream_feed);
-EXPORT_SYMBOL_GPL(utf8val_stream_result);
-EXPORT_SYMBOL_GPL(utf8val_decode);
-EXPORT_SYMBOL_GPL(utf8val_encode);
-EXPORT_SYMBOL_GPL(utf8val_count);
-EXPORT_SYMBOL_GPL(utf8val_error_name);
 
 /* Verdicts are counted by enum utf8val_error, up to UTF8VAL_EBOM. */
 #define NR_VERDICTS	(UTF8VAL_EBOM + 1)

@@ -19,10 +19,11 @@ suite() {
 	[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 }
 
-scripts/install-deps host fuzz guest || { echo "not ok - installing dependencies"; exit 1; }
+scripts/install-deps host fuzz guest static || { echo "not ok - installing dependencies"; exit 1; }
 
 suite "host tests: 4 build variants" make -s test
 suite "fuzzing" make -s fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
+suite "static checks" scripts/static-checks
 for series in 6.1 6.12; do
 	suite "guest: Debian $series kernel in qemu" scripts/guest/run "$series" test
 done

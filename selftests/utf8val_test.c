@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/utf8val through its system calls, in the guest, with the kernel's
+ * kselftest harness: ioctls (output poisoned so an unwritten field shows)
+ * and their rejects, policy flags, bad pointers, flush, many files, two
+ * threads on one file, a huge write killed mid-way, and the module's
+ * validator against the user-space reference on random inputs.
+ *
+ * Built static twice, 64- and 32-bit: the second goes through compat_ioctl.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+
+#include "../tests/reference.h"
+#include "../uapi/linux/utf8val.h"
+
+#define DEV "/dev/utf8val"
+#define POISON 0xa5
+
+static long sysfs_value(const char *name)
+{
+	char path[128], buf[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/misc/utf8val/%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	return strtol(buf, NULL, 10);
+}
+
+static void get_verdict(struct __test_metadata *_metadata, int fd,
+			struct utf8val_ioc_verdict *v)
+{
+	memset(v, POISON, sizeof(*v));
+	ASSERT_EQ(0, ioctl(fd, UTF8VAL_IOC_GET_VERDICT, v));
+	EXPECT_EQ(0, v->reserved);
+}
+
+FIXTURE(dev) {
+	int fd;
+};
+
+FIXTURE_SETUP(dev)
+{
+	self->fd = open(DEV, O_RDWR);
+	ASSERT_LE(0, self->fd);
+}
+
+FIXTURE_TEARDOWN(dev)
+{
+	close(self->fd);
+}
+
+TEST_F(dev, verdict_of_valid_text)
+{
+	struct utf8val_ioc_verdict v;
+
+	ASSERT_EQ(6, write(self->fd, "ab\ncd\xc3", 6));
+	ASSERT_EQ(1, write(self->fd, "\xa9", 1));
+	get_verdict(_metadata, self->fd, &v);
+	EXPECT_EQ(7, v.bytes);
+	EXPECT_EQ(7, v.valid_up_to);
+	EXPECT_EQ(6, v.chars);
+	EXPECT_EQ(UTF8VAL_OK, v.error);
+	EXPECT_EQ(0, v.error_len);
+	EXPECT_EQ(0, v.flags);
+	EXPECT_EQ(2, v.line);
+	EXPECT_EQ(4, v.column);
+}
+
+TEST_F(dev, verdict_of_an_error)
+{
+	struct utf8val_ioc_verdict v;
+
+	/* x \n y E2 82 A: a short sequence at byte 3, line 2 column 2 */
+	ASSERT_EQ(3, write(self->fd, "x\ny\xe2\x82" "A", 6));
+	ASSERT_EQ(-1, write(self->fd, "ok", 2));
+	EXPECT_EQ(EILSEQ, errno);
+	get_verdict(_metadata, self->fd, &v);
+	EXPECT_EQ(3, v.bytes);
+	EXPECT_EQ(3, v.valid_up_to);
+	EXPECT_EQ(3, v.chars);
+	EXPECT_EQ(UTF8VAL_ESHORT, v.error);
+	EXPECT_EQ(2, v.error_len);
+	EXPECT_EQ(2, v.line);
+	EXPECT_EQ(2, v.column);
+}
+
+struct policy_case {
+	unsigned int flags;
+	const char *bytes;
+	size_t len;
+	ssize_t first_write;	/* what write() returns */
+	unsigned int error;
+};
+
+TEST_F(dev, flags_change_what_is_valid)
+{
+	static const struct policy_case cases[] = {
+		{ UTF8VAL_REJECT_NUL, "a\0b", 3, 1, UTF8VAL_ENUL },
+		{ UTF8VAL_REJECT_NONCHAR, "ab\xef\xbf\xbe", 5, 2,
+		  UTF8VAL_ENONCHAR },
+		{ UTF8VAL_REJECT_BOM, "\xef\xbb\xbfx", 4, -1, UTF8VAL_EBOM },
+		{ UTF8VAL_RFC2279, "\xf8\x88\x80\x80\x80", 5, 5, UTF8VAL_OK },
+		{ UTF8VAL_SURROGATES, "\xed\xa0\x80", 3, 3, UTF8VAL_OK },
+		{ 0, "\xed\xa0\x80", 3, -1, UTF8VAL_ESURROGATE },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct policy_case *c = &cases[i];
+		struct utf8val_ioc_flags fl = { .flags = c->flags };
+		struct utf8val_ioc_verdict v;
+
+		ASSERT_EQ(0, ioctl(self->fd, UTF8VAL_IOC_SET_FLAGS, &fl));
+		EXPECT_EQ(c->first_write, write(self->fd, c->bytes, c->len));
+		get_verdict(_metadata, self->fd, &v);
+		EXPECT_EQ(c->error, v.error);
+		EXPECT_EQ(c->flags, v.flags);
+	}
+}
+
+TEST_F(dev, ioctl_rejects)
+{
+	struct utf8val_ioc_flags fl = { .flags = UTF8VAL_REJECT_NUL };
+	struct utf8val_ioc_verdict v;
+
+	ASSERT_EQ(0, ioctl(self->fd, UTF8VAL_IOC_SET_FLAGS, &fl));
+	fl = (struct utf8val_ioc_flags){ .flags = 0x20 };
+	EXPECT_EQ(-1, ioctl(self->fd, UTF8VAL_IOC_SET_FLAGS, &fl));
+	EXPECT_EQ(EINVAL, errno);
+	fl = (struct utf8val_ioc_flags){ .flags = 0, .reserved = 1 };
+	EXPECT_EQ(-1, ioctl(self->fd, UTF8VAL_IOC_SET_FLAGS, &fl));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, UTF8VAL_IOC_SET_FLAGS, NULL));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, UTF8VAL_IOC_GET_VERDICT, (void *)8));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, _IO(UTF8VAL_IOC_MAGIC, 0x7f)));
+	EXPECT_EQ(ENOTTY, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, _IOR('x', 0x01, struct utf8val_ioc_verdict), &v));
+	EXPECT_EQ(ENOTTY, errno);
+	/* The rejected calls changed nothing. */
+	get_verdict(_metadata, self->fd, &v);
+	EXPECT_EQ(UTF8VAL_REJECT_NUL, v.flags);
+}
+
+TEST_F(dev, reset_starts_again)
+{
+	struct utf8val_ioc_verdict v;
+
+	ASSERT_EQ(-1, write(self->fd, "\xff", 1));
+	ASSERT_EQ(0, ioctl(self->fd, UTF8VAL_IOC_RESET));
+	ASSERT_EQ(3, write(self->fd, "abc", 3));
+	get_verdict(_metadata, self->fd, &v);
+	EXPECT_EQ(UTF8VAL_OK, v.error);
+	EXPECT_EQ(3, v.bytes);
+}
+
+TEST_F(dev, bad_pointers)
+{
+	struct utf8val_ioc_verdict v;
+	long page = sysconf(_SC_PAGESIZE);
+	void *volatile bad = (void *)8;	/* no compile-time overread warning */
+	char *map;
+
+	EXPECT_EQ(-1, write(self->fd, bad, 16));
+	EXPECT_EQ(EFAULT, errno);
+	/* 10 readable bytes, then an unmapped page: 10 bytes go in. */
+	map = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(map != MAP_FAILED);
+	ASSERT_EQ(0, munmap(map + page, page));
+	memset(map + page - 10, 'a', 10);
+	EXPECT_EQ(10, write(self->fd, map + page - 10, 20));
+	get_verdict(_metadata, self->fd, &v);
+	EXPECT_EQ(10, v.bytes);
+	EXPECT_EQ(UTF8VAL_OK, v.error);
+	munmap(map, page);
+}
+
+TEST(flush_reports_a_truncated_tail)
+{
+	int fd = open(DEV, O_WRONLY);
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(2, write(fd, "a\xe2", 2));
+	EXPECT_EQ(-1, close(fd));
+	EXPECT_EQ(EILSEQ, errno);
+	fd = open(DEV, O_WRONLY);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(4, write(fd, "a\xe2\x82\xac", 4));
+	EXPECT_EQ(0, close(fd));
+}
+
+TEST(read_is_one_line_then_eof)
+{
+	char buf[256], one;
+	int fd = open(DEV, O_RDWR);
+	ssize_t n;
+	size_t got = 0;
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(3, write(fd, "abc", 3));
+	while ((n = read(fd, &one, 1)) == 1 && got < sizeof(buf) - 1)
+		buf[got++] = one;
+	buf[got] = '\0';
+	EXPECT_EQ(0, n);
+	EXPECT_STREQ("valid bytes=3 chars=3\n", buf);
+	EXPECT_EQ(-1, lseek(fd, 0, SEEK_SET));
+	EXPECT_EQ(ESPIPE, errno);
+	close(fd);
+}
+
+TEST(many_files_are_independent)
+{
+	enum { N = 256 };
+	static int fds[N];
+	long before = sysfs_value("open_streams");
+
+	for (int i = 0; i < N; i++) {
+		fds[i] = open(DEV, O_RDWR);
+		ASSERT_LE(0, fds[i]);
+		if (i % 2) {
+			ASSERT_EQ(-1, write(fds[i], "\xc0", 1));
+		} else {
+			ASSERT_EQ(2, write(fds[i], "\xc3\xa9", 2));
+		}
+	}
+	EXPECT_EQ(before + N, sysfs_value("open_streams"));
+	for (int i = 0; i < N; i++) {
+		struct utf8val_ioc_verdict v;
+
+		get_verdict(_metadata, fds[i], &v);
+		EXPECT_EQ(i % 2 ? UTF8VAL_EOVERLONG : UTF8VAL_OK, v.error);
+		close(fds[i]);
+	}
+	EXPECT_EQ(before, sysfs_value("open_streams"));
+}
+
+struct writer {
+	int fd;
+	int writes;
+	int failures;
+};
+
+static void *write_euros(void *arg)
+{
+	struct writer *w = arg;
+
+	for (int i = 0; i < w->writes; i++)
+		if (write(w->fd, "\xe2\x82\xac", 3) != 3)
+			w->failures++;
+	return NULL;
+}
+
+/* Writes of whole characters from two threads interleave, never split. */
+TEST(two_threads_one_file)
+{
+	struct writer w[2];
+	pthread_t t[2];
+	struct utf8val_ioc_verdict v;
+	int fd = open(DEV, O_RDWR);
+
+	ASSERT_LE(0, fd);
+	for (int i = 0; i < 2; i++) {
+		w[i] = (struct writer){ .fd = fd, .writes = 20000 };
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, write_euros, &w[i]));
+	}
+	for (int i = 0; i < 2; i++) {
+		pthread_join(t[i], NULL);
+		EXPECT_EQ(0, w[i].failures);
+	}
+	get_verdict(_metadata, fd, &v);
+	EXPECT_EQ(UTF8VAL_OK, v.error);
+	EXPECT_EQ(120000, v.bytes);
+	EXPECT_EQ(40000, v.chars);
+	close(fd);
+}
+
+/*
+ * Hundreds of MiB in one write (zero pages: U+0000 is valid), then the
+ * same write killed mid-way: the writer dies promptly, nothing hangs.
+ */
+TEST(huge_writes)
+{
+	const size_t len = 768ul << 20;
+	char *zeros = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS,
+			   -1, 0);
+	struct timespec t0, t1;
+	int fd, status;
+	pid_t pid;
+
+	ASSERT_TRUE(zeros != MAP_FAILED);
+	fd = open(DEV, O_WRONLY);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ((ssize_t)len, write(fd, zeros, len));
+	close(fd);
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		fd = open(DEV, O_WRONLY);
+		for (;;)
+			write(fd, zeros, len);
+	}
+	usleep(300 * 1000);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	kill(pid, SIGKILL);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	/* A write checks for fatal signals every page. */
+	EXPECT_GT(2, t1.tv_sec - t0.tv_sec);
+	munmap(zeros, len);
+}
+
+static u64 rng_state = 0x5eedfeed;
+
+static u64 rnd(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+/* Random bytes biased towards the edges of UTF-8's ranges. */
+static size_t random_input(u8 *buf, size_t max)
+{
+	static const u8 edges[] = { 0x00, 0x41, 0x7f, 0x80, 0x8f, 0x90, 0x9f,
+				    0xa0, 0xbf, 0xc0, 0xc2, 0xdf, 0xe0, 0xed,
+				    0xef, 0xf0, 0xf4, 0xf5, 0xf8, 0xfc, 0xff };
+	size_t len = rnd() % 4 ? rnd() % 24 : rnd() % max;
+
+	for (size_t i = 0; i < len; ) {
+		switch (rnd() % 4) {
+		case 0:
+			buf[i++] = edges[rnd() % sizeof(edges)];
+			break;
+		case 1:
+			buf[i++] = rnd();
+			break;
+		default:
+			if (i + 6 <= len)
+				i += ref_encode(rnd() % (rnd() % 2 ? 0x110000 :
+							 0x80000000u), buf + i);
+			else
+				buf[i++] = 'a';
+		}
+	}
+	return len;
+}
+
+/* The kernel-compiled core against the user-space reference. */
+TEST_F(dev, module_agrees_with_reference)
+{
+	static u8 buf[4096];
+	unsigned long mismatches = 0;
+	const int inputs = 300000;
+
+	for (int i = 0; i < inputs; i++) {
+		struct utf8val_ioc_validate req;
+		struct utf8val_result want;
+		unsigned int flags = rnd() % (UTF8VAL_FLAGS_ALL + 1);
+		size_t len = random_input(buf, sizeof(buf));
+
+		memset(&req, POISON, sizeof(req));
+		req.buf = (unsigned long)buf;
+		req.len = len;
+		req.flags = flags;
+		req.reserved = 0;
+		ASSERT_EQ(0, ioctl(self->fd, UTF8VAL_IOC_VALIDATE, &req));
+		ref_validate(buf, len, flags, &want);
+		if (req.valid_up_to != want.valid_up_to ||
+		    req.chars != want.chars || req.error != want.error ||
+		    req.error_len != want.error_len) {
+			if (mismatches++ < 5)
+				TH_LOG("input %d (%zu bytes, flags %#x): kernel %u@%llu, reference %u@%llu",
+				       i, len, flags, req.error,
+				       (unsigned long long)req.valid_up_to,
+				       want.error, want.valid_up_to);
+		}
+	}
+	EXPECT_EQ(0, mismatches);
+}
+
+TEST_F(dev, validate_ioctl_rejects)
+{
+	struct utf8val_ioc_validate req = {
+		.buf = (unsigned long)"abc", .len = 3,
+	};
+
+	req.reserved = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, UTF8VAL_IOC_VALIDATE, &req));
+	EXPECT_EQ(EINVAL, errno);
+	req.reserved = 0;
+	req.flags = 0x40;
+	EXPECT_EQ(-1, ioctl(self->fd, UTF8VAL_IOC_VALIDATE, &req));
+	EXPECT_EQ(EINVAL, errno);
+	req.flags = 0;
+	req.buf = 8;
+	EXPECT_EQ(-1, ioctl(self->fd, UTF8VAL_IOC_VALIDATE, &req));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, UTF8VAL_IOC_VALIDATE, (void *)8));
+	EXPECT_EQ(EFAULT, errno);
+}
+
+TEST_HARNESS_MAIN
