@@ -428,20 +428,8 @@ static struct verdict_attr verdict_attrs[NR_VERDICTS] = {
 	VERDICT(UTF8VAL_EBOM, "bom"),
 };
 
-static struct attribute *verdict_attr_ptrs[NR_VERDICTS + 1] = {
-	&verdict_attrs[UTF8VAL_OK].attr.attr,
-	&verdict_attrs[UTF8VAL_EINCOMPLETE].attr.attr,
-	&verdict_attrs[UTF8VAL_ECONTINUATION].attr.attr,
-	&verdict_attrs[UTF8VAL_EBADBYTE].attr.attr,
-	&verdict_attrs[UTF8VAL_ESHORT].attr.attr,
-	&verdict_attrs[UTF8VAL_EOVERLONG].attr.attr,
-	&verdict_attrs[UTF8VAL_ESURROGATE].attr.attr,
-	&verdict_attrs[UTF8VAL_ETOOLARGE].attr.attr,
-	&verdict_attrs[UTF8VAL_ENUL].attr.attr,
-	&verdict_attrs[UTF8VAL_ENONCHAR].attr.attr,
-	&verdict_attrs[UTF8VAL_EBOM].attr.attr,
-	NULL,
-};
+/* Filled from verdict_attrs[] at init; the last entry stays NULL. */
+static struct attribute *verdict_attr_ptrs[NR_VERDICTS + 1];
 
 static const struct attribute_group verdicts_group = {
 	.name = "verdicts",
@@ -464,11 +452,15 @@ static struct miscdevice utf8val_misc = {
 
 static int __init utf8val_init(void)
 {
+	int i;
+
 	/* The UAPI structs must not depend on the ABI's alignment rules. */
 	BUILD_BUG_ON(sizeof(struct utf8val_ioc_verdict) != 56);
 	BUILD_BUG_ON(sizeof(struct utf8val_ioc_flags) != 8);
 	BUILD_BUG_ON(sizeof(struct utf8val_ioc_validate) != 48);
 
+	for (i = 0; i < NR_VERDICTS; i++)
+		verdict_attr_ptrs[i] = &verdict_attrs[i].attr.attr;
 	return misc_register(&utf8val_misc);
 }
 

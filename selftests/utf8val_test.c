@@ -52,6 +52,23 @@ static void get_verdict(struct __test_metadata *_metadata, int fd,
 	EXPECT_EQ(0, v->reserved);
 }
 
+/* Every field of the verdict, against what the test worked out. */
+static void expect_verdict(struct __test_metadata *_metadata, int fd,
+			   const struct utf8val_ioc_verdict *want)
+{
+	struct utf8val_ioc_verdict v;
+
+	get_verdict(_metadata, fd, &v);
+	EXPECT_EQ(want->bytes, v.bytes);
+	EXPECT_EQ(want->valid_up_to, v.valid_up_to);
+	EXPECT_EQ(want->chars, v.chars);
+	EXPECT_EQ(want->error, v.error);
+	EXPECT_EQ(want->error_len, v.error_len);
+	EXPECT_EQ(want->flags, v.flags);
+	EXPECT_EQ(want->line, v.line);
+	EXPECT_EQ(want->column, v.column);
+}
+
 FIXTURE(dev) {
 	int fd;
 };
@@ -69,37 +86,29 @@ FIXTURE_TEARDOWN(dev)
 
 TEST_F(dev, verdict_of_valid_text)
 {
-	struct utf8val_ioc_verdict v;
+	/* a b \n c d é: 6 characters, the end at line 2 column 4 */
+	const struct utf8val_ioc_verdict want = {
+		.bytes = 7, .valid_up_to = 7, .chars = 6, .line = 2,
+		.column = 4,
+	};
 
 	ASSERT_EQ(6, write(self->fd, "ab\ncd\xc3", 6));
 	ASSERT_EQ(1, write(self->fd, "\xa9", 1));
-	get_verdict(_metadata, self->fd, &v);
-	EXPECT_EQ(7, v.bytes);
-	EXPECT_EQ(7, v.valid_up_to);
-	EXPECT_EQ(6, v.chars);
-	EXPECT_EQ(UTF8VAL_OK, v.error);
-	EXPECT_EQ(0, v.error_len);
-	EXPECT_EQ(0, v.flags);
-	EXPECT_EQ(2, v.line);
-	EXPECT_EQ(4, v.column);
+	expect_verdict(_metadata, self->fd, &want);
 }
 
 TEST_F(dev, verdict_of_an_error)
 {
-	struct utf8val_ioc_verdict v;
-
 	/* x \n y E2 82 A: a short sequence at byte 3, line 2 column 2 */
+	const struct utf8val_ioc_verdict want = {
+		.bytes = 3, .valid_up_to = 3, .chars = 3,
+		.error = UTF8VAL_ESHORT, .error_len = 2, .line = 2, .column = 2,
+	};
+
 	ASSERT_EQ(3, write(self->fd, "x\ny\xe2\x82" "A", 6));
 	ASSERT_EQ(-1, write(self->fd, "ok", 2));
 	EXPECT_EQ(EILSEQ, errno);
-	get_verdict(_metadata, self->fd, &v);
-	EXPECT_EQ(3, v.bytes);
-	EXPECT_EQ(3, v.valid_up_to);
-	EXPECT_EQ(3, v.chars);
-	EXPECT_EQ(UTF8VAL_ESHORT, v.error);
-	EXPECT_EQ(2, v.error_len);
-	EXPECT_EQ(2, v.line);
-	EXPECT_EQ(2, v.column);
+	expect_verdict(_metadata, self->fd, &want);
 }
 
 struct policy_case {
