@@ -355,27 +355,27 @@ static const struct file_operations utf8val_fops = {
 
 /* sysfs: /sys/class/misc/utf8val/{bytes,open_streams,verdicts/<name>} */
 
+/* One field of utf8val_stats summed over all CPUs. */
+#define stats_sum(field) ({						\
+	s64 __sum = 0;							\
+	int __cpu;							\
+									\
+	for_each_possible_cpu(__cpu)					\
+		__sum += per_cpu(utf8val_stats.field, __cpu);		\
+	__sum;								\
+})
+
 static ssize_t bytes_show(struct device *dev, struct device_attribute *attr,
 			  char *buf)
 {
-	u64 sum = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		sum += per_cpu(utf8val_stats.bytes, cpu);
-	return sysfs_emit(buf, "%llu\n", sum);
+	return sysfs_emit(buf, "%lld\n", stats_sum(bytes));
 }
 static DEVICE_ATTR_RO(bytes);
 
 static ssize_t open_streams_show(struct device *dev,
 				 struct device_attribute *attr, char *buf)
 {
-	long sum = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		sum += per_cpu(utf8val_stats.open_streams, cpu);
-	return sysfs_emit(buf, "%ld\n", sum);
+	return sysfs_emit(buf, "%lld\n", stats_sum(open_streams));
 }
 static DEVICE_ATTR_RO(open_streams);
 
@@ -399,12 +399,8 @@ static ssize_t verdict_show(struct device *dev, struct device_attribute *attr,
 {
 	const struct verdict_attr *va = container_of(attr, struct verdict_attr,
 						     attr);
-	u64 sum = 0;
-	int cpu;
 
-	for_each_possible_cpu(cpu)
-		sum += per_cpu(utf8val_stats.verdicts[va->err], cpu);
-	return sysfs_emit(buf, "%llu\n", sum);
+	return sysfs_emit(buf, "%lld\n", stats_sum(verdicts[va->err]));
 }
 
 /* File names are the verdict names of the device's read(). */
