@@ -13,18 +13,28 @@
  *
  * It is slow on purpose: every position tries every pattern.
  */
+#include "reference.h"
+
+/* An internal error of the reference itself: loud, and never a match. */
+#ifdef __KERNEL__
+#include <linux/bug.h>
+#define ref_bug(fmt, ...)	WARN(1, "reference: " fmt, ##__VA_ARGS__)
+#else
 #include <stdio.h>
 #include <stdlib.h>
-
-#include "reference.h"
+#define ref_bug(fmt, ...)						\
+	do {								\
+		fprintf(stderr, "reference: " fmt, ##__VA_ARGS__);	\
+		abort();						\
+	} while (0)
+#endif
 
 struct pattern {
 	unsigned int n;
 	u8 lo[6], hi[6];
 };
 
-#define T 0x80, 0xbf	/* UTF8-tail */
-/* RFC 3629 section 4, one line per alternative. */
+/* RFC 3629 section 4, one line per alternative (UTF8-tail is 80..BF). */
 static const struct pattern abnf[] = {
 	{ 1, { 0x00 }, { 0x7f } },
 	{ 2, { 0xc2, 0x80 }, { 0xdf, 0xbf } },
@@ -36,7 +46,6 @@ static const struct pattern abnf[] = {
 	{ 4, { 0xf1, 0x80, 0x80, 0x80 }, { 0xf3, 0xbf, 0xbf, 0xbf } },
 	{ 4, { 0xf4, 0x80, 0x80, 0x80 }, { 0xf4, 0x8f, 0xbf, 0xbf } },
 };
-#undef T
 
 /* UTF8VAL_SURROGATES: U+D800..U+DFFF. */
 static const struct pattern surrogates[] = {
@@ -81,7 +90,9 @@ struct attempt {
 static void try_set(const struct pattern *set, size_t n, const u8 *s,
 		    size_t avail, struct attempt *a)
 {
-	for (size_t i = 0; i < n; i++) {
+	size_t i;
+
+	for (i = 0; i < n; i++) {
 		unsigned int k = match(&set[i], s, avail);
 
 		if (k == set[i].n)
@@ -132,8 +143,8 @@ static enum utf8val_error classify(const u8 *s, unsigned int k,
 	u64 vlo, vhi;
 
 	if (n > 6 || k > n) {
-		fprintf(stderr, "reference: cannot classify %02x\n", s[0]);
-		abort();
+		ref_bug("no sequence length for lead %02x\n", s[0]);
+		return UTF8VAL_EFLAGS;
 	}
 	for (unsigned int i = 0; i < n; i++) {
 		lo[i] = i < k ? s[i] : 0x80;
@@ -147,9 +158,8 @@ static enum utf8val_error classify(const u8 *s, unsigned int k,
 		return UTF8VAL_ESURROGATE;
 	if (vlo > max)
 		return UTF8VAL_ETOOLARGE;
-	fprintf(stderr, "reference: no reason for %02x %02x\n", s[0],
-		k > 1 ? s[1] : 0);
-	abort();
+	ref_bug("no reason for %02x %02x\n", s[0], k > 1 ? s[1] : 0);
+	return UTF8VAL_EFLAGS;
 }
 
 static enum utf8val_error invalid_lead(u8 b, unsigned int flags)

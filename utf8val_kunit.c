@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for utf8val's exported API, against the same independent
+ * reference the host tests use (tests/reference.c).
+ *
+ * Inputs are seeded random bytes biased to short lengths and to the
+ * edges of UTF-8's ranges, in a vmalloc() buffer whose page-aligned end is
+ * followed by a guard page: an input placed to end there faults on any
+ * over-read. Every alignment is tried, the stream API at every split.
+ * The benchmark case skips unless utf8val_kunit_tests.benchmark=1.
+ */
+#include <kunit/test.h>
+#include <linux/module.h>
+#include <linux/prandom.h>
+#include <linux/timekeeping.h>
+#include <linux/vmalloc.h>
+
+#include "tests/reference.h"
+#include "utf8val.h"
+
+#define KUNIT_SEED	0x75746638
+#define MAX_LEN		4096
+#define ITERATIONS	3000
+
+static bool benchmark;
+module_param(benchmark, bool, 0444);
+MODULE_PARM_DESC(benchmark, "run the benchmark case");
+
+static struct rnd_state rng;
+static u8 *buffer;		/* vmalloc()ed, a guard page after its end */
+static size_t buflen;
+
+static u32 rand32(void)
+{
+	return prandom_u32_state(&rng);
+}
+
+static int utf8val_kunit_init(struct kunit_suite *suite)
+{
+	buflen = round_up(MAX_LEN, PAGE_SIZE);
+	buffer = vmalloc(buflen);
+	if (!buffer)
+		return -ENOMEM;
+	prandom_seed_state(&rng, KUNIT_SEED);
+	return 0;
+}
+
+static void utf8val_kunit_exit(struct kunit_suite *suite)
+{
+	vfree(buffer);
+	buffer = NULL;
+}
+
+/* A length biased to the short ones, where the edge cases crowd. */
+static size_t random_length(void)
+{
+	switch (rand32() % 4) {
+	case 0:
+	case 1:
+		return rand32() % 32;
+	case 2:
+		return rand32() % 600;
+	default:
+		return rand32() % (MAX_LEN + 1);
+	}
+}
+
+/* Fill @len bytes at @p with text that is mostly, not always, UTF-8. */
+static void random_text(u8 *p, size_t len)
+{
+	static const u8 edges[] = { 0x00, 0x41, 0x7f, 0x80, 0x8f, 0x90, 0x9f,
+				    0xa0, 0xbf, 0xc0, 0xc2, 0xe0, 0xed, 0xef,
+				    0xf0, 0xf4, 0xf5, 0xf8, 0xfc, 0xfe };
+	size_t i = 0;
+
+	while (i < len) {
+		u32 r = rand32();
+
+		if (r % 16 == 0) {
+			p[i++] = edges[rand32() % ARRAY_SIZE(edges)];
+		} else if (r % 16 < 4 || len - i < UTF8VAL_MAX_SEQ) {
+			p[i++] = rand32() % 0x80;
+		} else {
+			u32 cp = r % 2 ? rand32() % 0x110000 : rand32() % 0x800;
+
+			i += ref_encode(cp, p + i);
+		}
+	}
+}
+
+/* Where the input starts: a random alignment, or ending at the guard page. */
+static u8 *place(size_t len)
+{
+	if (rand32() % 2)
+		return buffer + buflen - len;
+	return buffer + min_t(size_t, rand32() % 64, buflen - len);
+}
+
+static void expect_result(struct kunit *test, const struct utf8val_result *want,
+			  const struct utf8val_result *got, const char *what,
+			  size_t len, unsigned int flags)
+{
+	KUNIT_EXPECT_EQ_MSG(test, want->error, got->error,
+			    "%s: len=%zu flags=%#x", what, len, flags);
+	KUNIT_EXPECT_EQ_MSG(test, want->valid_up_to, got->valid_up_to,
+			    "%s: len=%zu flags=%#x", what, len, flags);
+	KUNIT_EXPECT_EQ_MSG(test, want->chars, got->chars,
+			    "%s: len=%zu flags=%#x", what, len, flags);
+	KUNIT_EXPECT_EQ_MSG(test, want->error_len, got->error_len,
+			    "%s: len=%zu flags=%#x", what, len, flags);
+}
+
+static void utf8val_validate_vs_reference(struct kunit *test)
+{
+	for (int i = 0; i < ITERATIONS; i++) {
+		size_t len = random_length();
+		u8 *p = place(len);
+		unsigned int flags = rand32() % (UTF8VAL_FLAGS_ALL + 1);
+		struct utf8val_result want, got;
+
+		random_text(p, len);
+		ref_validate(p, len, flags, &want);
+		KUNIT_EXPECT_EQ(test, want.error,
+				utf8val_validate(p, len, flags, &got));
+		expect_result(test, &want, &got, "validate", len, flags);
+		ref_validate(p, len, 0, &want);
+		KUNIT_EXPECT_EQ_MSG(test, !want.error, utf8val_check(p, len),
+				    "check: len=%zu", len);
+		KUNIT_EXPECT_EQ(test, utf8val_count(p, want.valid_up_to),
+				want.chars);
+	}
+}
+
+/* Every alignment of one long text, ending at the guard page or not. */
+static void utf8val_every_alignment(struct kunit *test)
+{
+	const size_t len = 1500;
+
+	for (size_t a = 0; a < 64; a++) {
+		u8 *p = buffer + (a % 2 ? buflen - len - a / 2 : a);
+		struct utf8val_result want, got;
+
+		random_text(p, len);
+		ref_validate(p, len, 0, &want);
+		utf8val_validate(p, len, 0, &got);
+		expect_result(test, &want, &got, "alignment", len, 0);
+	}
+}
+
+/* The stream cut in two at every point reaches the one-call verdict. */
+static void utf8val_stream_every_split(struct kunit *test)
+{
+	for (int i = 0; i < 100; i++) {
+		size_t len = rand32() % 200;
+		u8 *p = place(len);
+		unsigned int flags = rand32() % (UTF8VAL_FLAGS_ALL + 1);
+		struct utf8val_result want, got;
+
+		random_text(p, len);
+		ref_validate(p, len, flags, &want);
+		for (size_t cut = 0; cut <= len; cut++) {
+			struct utf8val_stream st;
+
+			utf8val_stream_init(&st, flags);
+			utf8val_stream_feed(&st, p, cut);
+			utf8val_stream_feed(&st, p + cut, len - cut);
+			utf8val_stream_result(&st, &got);
+			expect_result(test, &want, &got, "stream", len, flags);
+		}
+	}
+}
+
+static void utf8val_codec_round_trip(struct kunit *test)
+{
+	static const unsigned int modes[] = {
+		0, UTF8VAL_SURROGATES, UTF8VAL_RFC2279,
+	};
+
+	for (size_t m = 0; m < ARRAY_SIZE(modes); m++) {
+		for (u32 cp = 0; cp < 0x110000; cp += 1 + rand32() % 64) {
+			u8 out[UTF8VAL_MAX_SEQ], ref[UTF8VAL_MAX_SEQ];
+			u32 n = utf8val_encode(cp, modes[m], out), got, k;
+			bool surrogate = cp >= 0xd800 && cp <= 0xdfff;
+
+			if (surrogate && !(modes[m] & UTF8VAL_SURROGATES)) {
+				KUNIT_EXPECT_EQ(test, 0, n);
+				continue;
+			}
+			KUNIT_ASSERT_EQ(test, ref_encode(cp, ref), n);
+			KUNIT_EXPECT_MEMEQ(test, ref, out, n);
+			KUNIT_EXPECT_EQ(test, UTF8VAL_OK,
+					utf8val_decode(out, n, modes[m], &got, &k));
+			KUNIT_EXPECT_EQ(test, cp, got);
+			KUNIT_EXPECT_EQ(test, n, k);
+		}
+	}
+	KUNIT_EXPECT_EQ(test, 0, utf8val_encode(0x110000, 0, buffer));
+	KUNIT_EXPECT_EQ(test, 6, utf8val_encode(0x7fffffff, UTF8VAL_RFC2279,
+						buffer));
+}
+
+static void utf8val_benchmark(struct kunit *test)
+{
+	static const size_t lens[] = { 16, 256, 4096 };
+
+	if (!benchmark)
+		kunit_skip(test, "not asked for (benchmark=1)");
+	random_text(buffer, buflen);
+	for (size_t i = 0; i < ARRAY_SIZE(lens); i++) {
+		size_t iters = 20000000 / (lens[i] + 64), valid = 0;
+		u64 t;
+
+		preempt_disable();
+		t = ktime_get_ns();
+		for (size_t j = 0; j < iters; j++)
+			valid += utf8val_check(buffer, lens[i]);
+		t = ktime_get_ns() - t;
+		preempt_enable();
+		/* printing the count keeps the calls from being optimized out */
+		kunit_info(test, "utf8val_check len=%zu: %llu MB/s (%zu valid)\n",
+			   lens[i], div64_u64((u64)lens[i] * iters * 1000, t ?: 1),
+			   valid);
+	}
+}
+
+static struct kunit_case utf8val_kunit_cases[] = {
+	KUNIT_CASE(utf8val_validate_vs_reference),
+	KUNIT_CASE(utf8val_every_alignment),
+	KUNIT_CASE(utf8val_stream_every_split),
+	KUNIT_CASE(utf8val_codec_round_trip),
+	KUNIT_CASE(utf8val_benchmark),
+	{},
+};
+
+static struct kunit_suite utf8val_kunit_suite = {
+	.name = "utf8val",
+	.test_cases = utf8val_kunit_cases,
+	.suite_init = utf8val_kunit_init,
+	.suite_exit = utf8val_kunit_exit,
+};
+
+kunit_test_suite(utf8val_kunit_suite);
+
+MODULE_DESCRIPTION("KUnit tests for utf8val against an independent reference");
+MODULE_LICENSE("GPL");
