@@ -19,7 +19,7 @@ suite() {
 	[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 }
 
-scripts/install-deps host fuzz guest static || { echo "not ok - installing dependencies"; exit 1; }
+scripts/install-deps host fuzz guest static debug || { echo "not ok - installing dependencies"; exit 1; }
 
 suite "host tests: 4 build variants" make -s test
 suite "fuzzing" make -s fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
@@ -27,6 +27,11 @@ suite "static checks" scripts/static-checks
 for series in 6.1 6.12; do
 	suite "guest: Debian $series kernel in qemu" scripts/guest/run "$series" test
 done
+# 6.12 built from Debian's source with KASAN, UBSAN, lockdep, kmemleak,
+# KFENCE and KUnit (about 5 minutes), 2 CPUs; then one failing run per
+# injected bug, to prove each detector is live.
+suite "guest: debug kernel with every detector" scripts/guest/run debug test
+suite "guest: the debug kernel's detectors are live" scripts/guest/prove-detectors
 
 passed=$(grep -c '^ok ' "$log")
 failed=$(grep -c '^not ok ' "$log")
