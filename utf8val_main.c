@@ -106,8 +106,9 @@ static void feed_chunk(struct utf8val_file *uf, const u8 *buf, size_t len,
 /*
  * Feed @len user bytes to @st through @uf's bounce page, a page at a time,
  * yielding the CPU between pages. Stops early at the first error, at a
- * fault (the bytes not copied are not fed) and at a fatal signal. Returns
- * the bytes fed, or a negative errno if none were.
+ * fault (the bytes not copied are not fed) and at a pending signal, as
+ * drivers/char/mem.c does. Returns the bytes fed, or a negative errno if
+ * none were: -ERESTARTSYS restarts a call interrupted before it began.
  */
 static ssize_t feed_from_user(struct utf8val_file *uf, struct utf8val_stream *st,
 			      const char __user *ubuf, size_t len, u64 start)
@@ -118,8 +119,8 @@ static ssize_t feed_from_user(struct utf8val_file *uf, struct utf8val_stream *st
 		size_t n = min_t(size_t, len - done, PAGE_SIZE);
 		size_t missed;
 
-		if (fatal_signal_pending(current))
-			return done ? done : -EINTR;
+		if (signal_pending(current))
+			return done ? done : -ERESTARTSYS;
 		missed = copy_from_user(uf->bounce, ubuf + done, n);
 		n -= missed;
 		if (st == &uf->st)
@@ -184,8 +185,8 @@ static ssize_t utf8val_write(struct file *file, const char __user *ubuf,
 	u64 start;
 	ssize_t ret;
 
-	if (mutex_lock_killable(&uf->lock))
-		return -EINTR;
+	if (mutex_lock_interruptible(&uf->lock))
+		return -ERESTARTSYS;
 	uf->read_pos = 0;
 	if (uf->st.error) {
 		ret = -EILSEQ;
@@ -260,8 +261,8 @@ static ssize_t utf8val_read(struct file *file, char __user *ubuf, size_t count,
 	ssize_t ret;
 	int len;
 
-	if (mutex_lock_killable(&uf->lock))
-		return -EINTR;
+	if (mutex_lock_interruptible(&uf->lock))
+		return -ERESTARTSYS;
 	len = format_verdict(uf, line, sizeof(line));
 	ret = simple_read_from_buffer(ubuf, count, &uf->read_pos, line, len);
 	mutex_unlock(&uf->lock);
@@ -285,9 +286,12 @@ static long ioctl_validate(struct utf8val_file *uf, void __user *argp)
 	fed = feed_from_user(uf, &st, u64_to_user_ptr(req.buf), req.len, 0);
 	if (fed < 0)
 		return fed;
-	/* Stopping short without an error means a fault or a signal. */
+	/*
+	 * Stopping short without an error means a fault or a signal; the
+	 * call has no effect, so a signal restarts it.
+	 */
 	if (fed < req.len && !st.error)
-		return fatal_signal_pending(current) ? -EINTR : -EFAULT;
+		return signal_pending(current) ? -ERESTARTSYS : -EFAULT;
 	utf8val_stream_result(&st, &res);
 	if (res.error < NR_VERDICTS)
 		this_cpu_inc(utf8val_stats.verdicts[res.error]);
@@ -307,8 +311,8 @@ static long utf8val_ioctl(struct file *file, unsigned int cmd,
 	struct utf8val_ioc_flags fl;
 	long ret = 0;
 
-	if (mutex_lock_killable(&uf->lock))
-		return -EINTR;
+	if (mutex_lock_interruptible(&uf->lock))
+		return -ERESTARTSYS;
 	switch (cmd) {
 	case UTF8VAL_IOC_GET_VERDICT:
 		get_verdict(uf, &verdict);
