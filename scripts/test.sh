@@ -19,7 +19,7 @@ suite() {
 	[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 }
 
-scripts/install-deps host fuzz guest static debug || { echo "not ok - installing dependencies"; exit 1; }
+scripts/install-deps host fuzz guest static debug uml || { echo "not ok - installing dependencies"; exit 1; }
 
 suite "host tests: 4 build variants" make -s test
 suite "fuzzing" make -s fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
@@ -32,6 +32,8 @@ done
 # injected bug, to prove each detector is live.
 suite "guest: debug kernel with every detector" scripts/guest/run debug test
 suite "guest: the debug kernel's detectors are live" scripts/guest/prove-detectors
+# The KUnit suite again, built into a UML kernel by the kernel's kunit.py.
+suite "KUnit under UML (kunit.py)" scripts/kunit-uml
 
 passed=$(grep -c '^ok ' "$log")
 failed=$(grep -c '^not ok ' "$log")
