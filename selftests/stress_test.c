@@ -468,6 +468,7 @@ static int own_file_worker(u64 seed, double until, unsigned long *ops)
 	model_restart(&m, 0);
 	for (*ops = 0; now() < until; ++*ops) {
 		size_t len = random_input(&rng, buf, sizeof(buf));
+		ssize_t want_ret, ret;
 
 		if (xorshift(&rng) % 16 == 0 || m.len > (1 << 16)) {
 			struct utf8val_ioc_flags fl = {
@@ -478,9 +479,8 @@ static int own_file_worker(u64 seed, double until, unsigned long *ops)
 				bad++;
 			model_restart(&m, fl.flags);
 		}
-		ssize_t want_ret = model_write(&m, buf, len, len);
-		ssize_t ret = write(fd, buf, len);
-
+		want_ret = model_write(&m, buf, len, len);
+		ret = write(fd, buf, len);
 		if (want_ret < 0 ? ret != -1 || errno != -want_ret :
 				   ret != want_ret)
 			bad++;

@@ -7,17 +7,22 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
+#include <linux/kfence.h>
+#include <linux/list.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
+#include <linux/smp.h>
 #include <linux/spinlock.h>
+#include <linux/uaccess.h>
 
 #include "../utf8val.h"
 
 static char *bug = "none";
 module_param(bug, charp, 0444);
-MODULE_PARM_DESC(bug, "oob, leak, lock-order, sleep-in-atomic or ubsan");
+MODULE_PARM_DESC(bug, "oob, double-free, leak, lock-order, sleep-in-atomic, preempt, ubsan, usercopy, fortify, list or kfence");
 
 static DEFINE_MUTEX(lock_a);
 static DEFINE_MUTEX(lock_b);
@@ -25,9 +30,26 @@ static DEFINE_SPINLOCK(atomic_lock);
 static int index_past_end = 8;
 module_param(index_past_end, int, 0444);
 
+/* An object KFENCE guards, from the sampled allocations; NULL if none. */
+static u8 *kfence_object(void)
+{
+	int i;
+
+	for (i = 0; i < 1000; i++) {	/* 20 s at most */
+		u8 *p = kmalloc(32, GFP_KERNEL);
+
+		if (!p || is_kfence_address(p))
+			return p;
+		kfree(p);
+		msleep(20);
+	}
+	return NULL;
+}
+
 static int __init utf8val_inject_init(void)
 {
 	struct utf8val_result res;
+	struct list_head head, other, entry;
 	u8 *buf;
 
 	if (!strcmp(bug, "oob")) {		/* KASAN */
@@ -37,6 +59,10 @@ static int __init utf8val_inject_init(void)
 		memcpy(buf, "valid", 5);
 		utf8val_validate(buf, 5, 0, &res);
 		buf[16 + index_past_end % 8] = 0;
+		kfree(buf);
+	} else if (!strcmp(bug, "double-free")) {	/* KASAN */
+		buf = kmalloc(16, GFP_KERNEL);
+		kfree(buf);
 		kfree(buf);
 	} else if (!strcmp(bug, "leak")) {	/* kmemleak */
 		buf = kmalloc(64, GFP_KERNEL);
@@ -57,6 +83,37 @@ static int __init utf8val_inject_init(void)
 		mutex_lock(&lock_a);	/* might_sleep() under a spinlock */
 		mutex_unlock(&lock_a);
 		spin_unlock(&atomic_lock);
+	} else if (!strcmp(bug, "preempt")) {	/* DEBUG_PREEMPT */
+		pr_info("on CPU %d\n", smp_processor_id());
+	} else if (!strcmp(bug, "usercopy")) {	/* HARDENED_USERCOPY */
+		/*
+		 * Kernel text to user space: refused before any copy. A
+		 * run-time length, which check_object_size() checks.
+		 */
+		if (copy_to_user((void __user *)4096, (const void *)kfree,
+				 8 + index_past_end))
+			pr_info("usercopy: not copied\n");
+	} else if (!strcmp(bug, "fortify")) {	/* FORTIFY_SOURCE */
+		u8 small[8];
+
+		/* a run-time length past a known-size buffer */
+		memcpy(small, "0123456789abcdef", 9 + index_past_end % 8);
+		utf8val_validate(small, sizeof(small), 0, &res);
+	} else if (!strcmp(bug, "list")) {	/* DEBUG_LIST */
+		INIT_LIST_HEAD(&head);
+		INIT_LIST_HEAD(&other);
+		head.next = &other;	/* other.prev is not &head */
+		list_add(&entry, &head);
+	} else if (!strcmp(bug, "kfence")) {	/* KFENCE */
+		buf = kfence_object();
+		if (!buf)
+			return -ENOMEM;
+		/* KFENCE puts the object against one of its guard pages */
+		if (PAGE_ALIGNED(buf + 32))
+			pr_info("read %u\n", buf[32 + index_past_end % 8]);
+		else
+			pr_info("read %u\n", buf[index_past_end % 8 - 1]);
+		kfree(buf);
 	} else if (!strcmp(bug, "ubsan")) {	/* UBSAN_BOUNDS */
 		u8 small[4] = { 'a', 'b', 'c', 'd' };
 		/* a module parameter: the compiler cannot see it is past the end */
