@@ -17,7 +17,11 @@ CLANG		?= clang
 FUZZ_SECONDS	?= 60
 
 CORE_SRC	:= utf8val_core.c
-CORE_HDR	:= utf8val.h utf8val_types.h
+CORE_HDR	:= utf8val.h utf8val_types.h utf8val_simd.h
+# The vector paths: own translation units with their own flags.
+# immintrin.h would pull in libc's malloc through mm_malloc.h.
+AVX2_SRC	:= utf8val_avx2.c
+AVX2_FLAGS	:= -mavx2 -mpopcnt -D_MM_MALLOC_H_INCLUDED
 TEST_COMMON	:= tests/common.c tests/reference.c
 TEST_HDR	:= tests/common.h tests/reference.h $(CORE_HDR)
 TESTS		:= test_api test_vectors test_random test_exhaustive
@@ -29,10 +33,11 @@ HOST_CFLAGS	:= -O2 -g $(WARN) $(INLINE)
 
 # x86-64 kernel code generation, as Kbuild uses it: no FPU/SIMD registers,
 # no red zone, no jump tables.
+KERNEL_NO_FPU	:= -mno-sse -mno-mmx -mno-sse2 -mno-3dnow -mno-avx \
+		   -mno-80387 -mno-fp-ret-in-387
 KERNEL_CFLAGS	:= -O2 -g $(WARN) $(INLINE) -ffreestanding -fno-strict-aliasing \
 		   -fno-common -fno-delete-null-pointer-checks \
-		   -mno-sse -mno-mmx -mno-sse2 -mno-3dnow -mno-avx \
-		   -mno-80387 -mno-fp-ret-in-387 -mno-red-zone \
+		   $(KERNEL_NO_FPU) -mno-red-zone \
 		   -mpreferred-stack-boundary=3 -mskip-rax-setup \
 		   -mtune=generic -fno-jump-tables -fcf-protection=none
 
@@ -67,8 +72,11 @@ lib: $(BUILD)/libutf8val.a
 $(BUILD)/lib/utf8val_core.o: $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -fPIC -c $< -o $@
+$(BUILD)/lib/utf8val_avx2.o: $(AVX2_SRC) $(CORE_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) $(AVX2_FLAGS) -fPIC -c $< -o $@
 
-$(BUILD)/libutf8val.a: $(BUILD)/lib/utf8val_core.o
+$(BUILD)/libutf8val.a: $(BUILD)/lib/utf8val_core.o $(BUILD)/lib/utf8val_avx2.o
 	$(AR) rcs $@ $^
 
 # --- host tests, one directory per variant ---------------------------------
@@ -76,9 +84,12 @@ define variant_rules
 $(BUILD)/$(1)/utf8val_core.o: $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p $$(@D)
 	$(CC) $$($(1)_CORE) -c $$< -o $$@
+$(BUILD)/$(1)/utf8val_avx2.o: $(AVX2_SRC) $(CORE_HDR)
+	@mkdir -p $$(@D)
+	$(CC) $$(filter-out $(KERNEL_NO_FPU),$$($(1)_CORE)) $(AVX2_FLAGS) -c $$< -o $$@
 
-$(BUILD)/$(1)/%: tests/%.c $(TEST_COMMON) $(TEST_HDR) $(BUILD)/$(1)/utf8val_core.o
-	$(CC) $$($(1)_TEST) -o $$@ $$< $(TEST_COMMON) $(BUILD)/$(1)/utf8val_core.o $$($(1)_LD)
+$(BUILD)/$(1)/%: tests/%.c $(TEST_COMMON) $(TEST_HDR) $(BUILD)/$(1)/utf8val_core.o $(BUILD)/$(1)/utf8val_avx2.o
+	$(CC) $$($(1)_TEST) -o $$@ $$< $(TEST_COMMON) $(BUILD)/$(1)/utf8val_core.o $(BUILD)/$(1)/utf8val_avx2.o $$($(1)_LD)
 
 test-build: $(addprefix $(BUILD)/$(1)/,$(TESTS))
 endef
@@ -94,13 +105,17 @@ test: test-build freestanding cli
 
 # --- the core without libc -------------------------------------------------
 # Only the compiler's own freestanding headers; no symbol may stay undefined.
-freestanding: $(BUILD)/freestanding/utf8val_core.o
+FREESTANDING	:= -fno-pie -nostdlib -nostdinc -isystem $(shell $(CC) -print-file-name=include)
+freestanding: $(BUILD)/freestanding/utf8val_core.o $(BUILD)/freestanding/utf8val_avx2.o
+	@undef=$$(nm -u $^ | grep -v -e '^$$' -e ':$$' -e 'utf8val_avx2_blocks'); \
+	if [ -n "$$undef" ]; then echo "freestanding core needs: $$undef"; exit 1; fi
 $(BUILD)/freestanding/utf8val_core.o: $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p $(@D)
-	$(CC) $(KERNEL_CFLAGS) -nostdlib -nostdinc \
-		-isystem $(shell $(CC) -print-file-name=include) -c $< -o $@
-	@undef=$$(nm -u $@); if [ -n "$$undef" ]; then \
-		echo "freestanding core needs: $$undef"; exit 1; fi
+	$(CC) $(KERNEL_CFLAGS) $(FREESTANDING) -c $< -o $@
+$(BUILD)/freestanding/utf8val_avx2.o: $(AVX2_SRC) $(CORE_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(filter-out $(KERNEL_NO_FPU),$(KERNEL_CFLAGS)) $(AVX2_FLAGS) \
+		$(FREESTANDING) -c $< -o $@
 
 # --- command-line validator -------------------------------------------------
 cli: $(BUILD)/utf8val
@@ -112,24 +127,29 @@ BENCH_PKGS	:= glib-2.0 icu-uc
 $(BUILD)/bench/utf8val_core.o: $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(KERNEL_CFLAGS) -c $< -o $@
+$(BUILD)/bench/utf8val_avx2.o: $(AVX2_SRC) $(CORE_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(filter-out $(KERNEL_NO_FPU),$(KERNEL_CFLAGS)) $(AVX2_FLAGS) -c $< -o $@
 $(BUILD)/bench/peers.o: bench/peers.cc bench/peers.h
 	@mkdir -p $(@D)
 	$(CXX) -O2 -g -std=c++17 -Wall -Wextra -c $< -o $@ \
 		$(shell pkg-config --cflags $(BENCH_PKGS))
 $(BUILD)/bench/bench: bench/bench.c bench/peers.h $(BUILD)/bench/peers.o \
-		$(BUILD)/bench/utf8val_core.o
+		$(BUILD)/bench/utf8val_core.o $(BUILD)/bench/utf8val_avx2.o
 	$(CC) -O2 -g $(WARN) -I. -o $@ $< $(BUILD)/bench/peers.o \
-		$(BUILD)/bench/utf8val_core.o -lsimdjson \
+		$(BUILD)/bench/utf8val_core.o $(BUILD)/bench/utf8val_avx2.o -lsimdjson \
 		$(shell pkg-config --libs $(BENCH_PKGS)) -lstdc++
 
 bench: $(BUILD)/bench/bench
 	scripts/run-bench $(BUILD)/bench/bench
 
 # --- fuzzing ---------------------------------------------------------------
-$(BUILD)/fuzz/fuzz_core: tests/fuzz_core.c $(CORE_SRC) $(TEST_COMMON) $(TEST_HDR)
+# One compiler run: the AVX2 flags reach the scalar core too, harmlessly.
+$(BUILD)/fuzz/fuzz_core: tests/fuzz_core.c $(CORE_SRC) $(AVX2_SRC) $(TEST_COMMON) $(TEST_HDR)
 	@mkdir -p $(@D)
-	$(CLANG) -O1 -g $(INLINE) -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=all -o $@ $< $(CORE_SRC) $(TEST_COMMON)
+	$(CLANG) -O1 -g $(INLINE) $(AVX2_FLAGS) \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+		-o $@ $< $(CORE_SRC) $(AVX2_SRC) $(TEST_COMMON)
 
 fuzz: $(BUILD)/fuzz/fuzz_core
 	scripts/run-fuzz $< $(FUZZ_SECONDS)

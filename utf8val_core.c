@@ -23,6 +23,7 @@
  */
 
 #include "utf8val.h"
+#include "utf8val_simd.h"
 
 #define HIGH_BITS	0x8080808080808080ull
 #define LOW_BITS	0x0101010101010101ull
@@ -299,6 +300,128 @@ out:
 	return done;
 }
 
+/*
+ * The vector fast path, strict mode only: whole 64-byte blocks in FPU
+ * sections of SIMD_SECTION bytes, so that preemption is never off for
+ * long; then the DFA from the start of the last character before where
+ * the vector code stopped, which takes the tail and any error.
+ */
+#ifdef UTF8VAL_SIMD
+#define SIMD_SECTION	(16 * 1024)
+
+typedef size_t (*blocks_fn)(const u8 *s, size_t from, size_t to, bool end,
+			    u64 *chars);
+
+/* Read once per call, atomically: utf8val.simd= may change it any time. */
+static blocks_fn simd_blocks;
+static enum utf8val_path simd_path;
+
+static const char *const path_names[NR_UTF8VAL_PATHS] = {
+	[UTF8VAL_PATH_SCALAR] = "scalar",
+	[UTF8VAL_PATH_AVX2] = "avx2",
+};
+
+const char *utf8val_path_name(enum utf8val_path path)
+{
+	return path < NR_UTF8VAL_PATHS ? path_names[path] : "unknown";
+}
+
+enum utf8val_path utf8val_simd_select(int path)
+{
+	/* CPUID traps to the hypervisor in a VM: ask once */
+	static int has_avx2 = -1;
+	bool avx2;
+
+	if (has_avx2 < 0)
+		has_avx2 = utf8val_cpu_has_avx2();
+	avx2 = has_avx2;
+
+	if (path < 0)
+		path = avx2 ? UTF8VAL_PATH_AVX2 : UTF8VAL_PATH_SCALAR;
+	if (path == UTF8VAL_PATH_AVX2 && !avx2)
+		path = UTF8VAL_PATH_SCALAR;
+	simd_path = path;
+	__atomic_store_n(&simd_blocks, path == UTF8VAL_PATH_AVX2 ?
+			 utf8val_avx2_blocks : NULL, __ATOMIC_RELAXED);
+	return path;
+}
+
+enum utf8val_path utf8val_simd_path(void)
+{
+	return simd_path;
+}
+
+#ifndef __KERNEL__
+/* User space chooses when the library loads; the module, at init. */
+__attribute__((constructor)) static void simd_select_best(void)
+{
+	utf8val_simd_select(-1);
+}
+#endif
+
+static size_t simd_prefix(blocks_fn blocks, const u8 *s, size_t len,
+			  u64 *chars)
+{
+	size_t done = 0, to, at = 0;
+
+	while (done < len) {
+		to = len - done > SIMD_SECTION ? done + SIMD_SECTION : len;
+		utf8val_simd_begin();
+		at = blocks(s, done, to, to == len, chars);
+		utf8val_simd_end();
+		if (at == len)
+			return len;
+		if (at != to)
+			break;
+		done = at;
+	}
+	/* *chars covers [0, at); the DFA takes over from a boundary */
+	done = rewind_to_boundary(s, 0, at);
+	if (chars)
+		*chars -= utf8val_count(s + done, at - done);
+	return done;
+}
+#else
+const char *utf8val_path_name(enum utf8val_path path)
+{
+	return path == UTF8VAL_PATH_SCALAR ? "scalar" : "unknown";
+}
+
+enum utf8val_path utf8val_simd_select(int path)
+{
+	(void)path;
+	return UTF8VAL_PATH_SCALAR;
+}
+
+enum utf8val_path utf8val_simd_path(void)
+{
+	return UTF8VAL_PATH_SCALAR;
+}
+#endif
+
+/* The valid prefix as dfa_prefix() gives it, by the fastest path. */
+static __always_inline size_t fast_prefix(const u64 *tbl, const u8 *s,
+					  size_t len, u64 *chars)
+{
+	u64 simd_chars = 0, dfa_chars;
+	size_t n = 0;
+
+#ifdef UTF8VAL_SIMD
+	if (tbl == dfa_strict && len >= UTF8VAL_SIMD_MIN_LEN) {
+		blocks_fn blocks = __atomic_load_n(&simd_blocks,
+						   __ATOMIC_RELAXED);
+
+		if (blocks && utf8val_simd_usable())
+			n = simd_prefix(blocks, s, len,
+					chars ? &simd_chars : NULL);
+	}
+#endif
+	n += dfa_prefix(tbl, s + n, len - n, chars ? &dfa_chars : NULL);
+	if (chars)
+		*chars = simd_chars + dfa_chars;
+	return n;
+}
+
 /* What a lead byte allows next, under the given flags. */
 struct lead_rule {
 	u8 len;		/* sequence length; 0 if @b cannot start one */
@@ -571,7 +694,7 @@ static void stream_feed(struct utf8val_stream *st, const u8 *s, size_t len)
 		s += n;
 		len -= n;
 	}
-	n = dfa_prefix(tbl, s, len, &chars);
+	n = fast_prefix(tbl, s, len, &chars);
 	st->chars += n == len ? chars : utf8val_count(s, n);
 	st->pos += n;
 	exact_scan(st, s + n, len - n);
@@ -663,7 +786,7 @@ enum utf8val_error utf8val_validate(const void *buf, size_t len,
 	size_t n = 0;
 
 	if (tbl) {
-		n = dfa_prefix(tbl, buf, len, &chars);
+		n = fast_prefix(tbl, buf, len, &chars);
 		if (n == len) {
 			if (res)
 				*res = (struct utf8val_result){
@@ -696,7 +819,7 @@ UTF8VAL_EXPORT(utf8val_validate);
  */
 bool utf8val_check(const void *buf, size_t len)
 {
-	return dfa_prefix(dfa_strict, buf, len, NULL) == len;
+	return fast_prefix(dfa_strict, buf, len, NULL) == len;
 }
 
 UTF8VAL_EXPORT(utf8val_check);

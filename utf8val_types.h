@@ -33,4 +33,51 @@ typedef unsigned long long u64;	/* the kernel's u64 on every architecture */
 #endif
 #endif
 
+/*
+ * The vector fast paths (x86-64): whether the CPU has them, whether this
+ * context may use vector registers, and the section that may. The kernel
+ * must save the user's FPU state first, which only pays off on longer
+ * inputs (Documentation/utf8val.rst, "How it is fast").
+ */
+#if defined(__x86_64__) && !defined(UTF8VAL_NO_SIMD)
+#define UTF8VAL_SIMD 1
+#ifdef __KERNEL__
+#include <asm/cpufeature.h>
+#include <asm/fpu/api.h>
+#include <asm/simd.h>
+
+static inline bool utf8val_cpu_has_avx2(void)
+{
+	return boot_cpu_has(X86_FEATURE_AVX2) &&
+	       boot_cpu_has(X86_FEATURE_POPCNT) &&
+	       cpu_has_xfeatures(XFEATURE_MASK_SSE | XFEATURE_MASK_YMM, NULL);
+}
+
+#define utf8val_simd_usable()	may_use_simd()
+#define utf8val_simd_begin()	kernel_fpu_begin()
+#define utf8val_simd_end()	kernel_fpu_end()
+#define UTF8VAL_SIMD_MIN_LEN	1024
+#else
+#include <cpuid.h>
+
+static inline bool utf8val_cpu_has_avx2(void)
+{
+	unsigned int a, b, c, d, xcr0_lo, xcr0_hi;
+
+	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE) ||
+	    !(c & bit_POPCNT))
+		return false;
+	__asm__ ("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
+	if ((xcr0_lo & 6) != 6)		/* the OS saves SSE and AVX state */
+		return false;
+	return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_AVX2);
+}
+
+#define utf8val_simd_usable()	true
+#define utf8val_simd_begin()	do { } while (0)
+#define utf8val_simd_end()	do { } while (0)
+#define UTF8VAL_SIMD_MIN_LEN	64
+#endif
+#endif
+
 #endif /* UTF8VAL_TYPES_H */

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "../utf8val_simd.h"
 
 static unsigned int tap_count, tap_failed;
 unsigned long compare_failures;
@@ -59,12 +60,16 @@ static bool same(const struct utf8val_result *a, const struct utf8val_result *b)
 	       a->error == b->error && a->error_len == b->error_len;
 }
 
+/* The path compare_all() is trying. */
+static enum utf8val_path path_tried;
+
 static bool report(const char *what, const u8 *buf, size_t len,
 		   unsigned int flags, const struct utf8val_result *want,
 		   const struct utf8val_result *got)
 {
 	if (++compare_failures <= 5) {
-		printf("# mismatch in %s, flags %#x\n", what, flags);
+		printf("# mismatch in %s, flags %#x, %s path\n", what, flags,
+		       utf8val_path_name(path_tried));
 		print_bytes(buf, len);
 		print_result("reference", want);
 		if (got)
@@ -133,14 +138,14 @@ static bool compare_decode(const u8 *buf, size_t len, unsigned int flags,
 	return true;
 }
 
-bool compare_all(const u8 *buf, size_t len, unsigned int flags,
-		 unsigned int what, struct rng *rng)
+static bool compare_path(const u8 *buf, size_t len, unsigned int flags,
+			 unsigned int what, struct rng *rng,
+			 const struct utf8val_result *wanted)
 {
-	struct utf8val_result want, got;
+	struct utf8val_result want = *wanted, got;
 	size_t cuts[64] = { 0 };
 	bool ok = true;
 
-	ref_validate(buf, len, flags, &want);
 	if (utf8val_validate(buf, len, flags, &got) != want.error ||
 	    !same(&want, &got))
 		return report("validate", buf, len, flags, &want, &got);
@@ -183,6 +188,34 @@ bool compare_all(const u8 *buf, size_t len, unsigned int flags,
 	if (what & CMP_DECODE)
 		ok &= compare_decode(buf, len, flags, &want);
 	return ok;
+}
+
+/*
+ * Strict inputs long enough for the vector paths go through each one the
+ * CPU has, and the scalar path; the rest through the scalar path only.
+ */
+bool compare_all(const u8 *buf, size_t len, unsigned int flags,
+		 unsigned int what, struct rng *rng)
+{
+	struct utf8val_result want;
+
+	ref_validate(buf, len, flags, &want);
+#ifdef UTF8VAL_SIMD
+	if (!flags && len >= UTF8VAL_SIMD_MIN_LEN) {
+		bool ok = true;
+
+		for (int p = 0; p < NR_UTF8VAL_PATHS; p++) {
+			path_tried = utf8val_simd_select(p);
+			if ((int)path_tried == p)
+				ok &= compare_path(buf, len, flags, what, rng,
+						   &want);
+		}
+		utf8val_simd_select(-1);
+		return ok;
+	}
+#endif
+	path_tried = UTF8VAL_PATH_SCALAR;
+	return compare_path(buf, len, flags, what, rng, &want);
 }
 
 const char *shared_dir(void)

@@ -3,7 +3,10 @@
  * Every input of 1, 2 and 3 bytes, and structured 4- to 6-byte inputs,
  * under every combination of flags, against the reference.
  */
+#include <string.h>
+
 #include "common.h"
+#include "../utf8val_simd.h"
 
 static unsigned long all_of_length(unsigned int flags, void *arg)
 {
@@ -74,8 +77,67 @@ static unsigned long structured(unsigned int flags, void *arg)
 	return bad;
 }
 
+/*
+ * Every input of 1 to 3 bytes inside ASCII, starting at offsets 61 to 64
+ * of 128 bytes, so that it straddles the vector paths' first block
+ * boundary: each vector path the CPU has agrees with the scalar path,
+ * which the tests above hold to the reference.
+ */
+#ifdef UTF8VAL_SIMD
+static bool path_agrees(int path, const u8 *buf, size_t len)
+{
+	struct utf8val_result vec, scalar;
+	bool vec_ok;
+
+	utf8val_simd_select(path);
+	utf8val_validate(buf, len, 0, &vec);
+	vec_ok = utf8val_check(buf, len);
+	utf8val_simd_select(UTF8VAL_PATH_SCALAR);
+	utf8val_validate(buf, len, 0, &scalar);
+	return vec.error == scalar.error &&
+	       vec.valid_up_to == scalar.valid_up_to &&
+	       vec.chars == scalar.chars &&
+	       vec.error_len == scalar.error_len && vec_ok == !scalar.error;
+}
+
+static unsigned long vector_paths_at_a_block_boundary(unsigned int *paths)
+{
+	unsigned long bad = 0;
+	u8 buf[128];
+
+	*paths = 0;
+	for (int p = UTF8VAL_PATH_SCALAR + 1; p < NR_UTF8VAL_PATHS; p++) {
+		if ((int)utf8val_simd_select(p) != p)
+			continue;
+		++*paths;
+		for (unsigned int n = 1; n <= 3; n++) {
+			for (unsigned int at = 61; at <= 64; at++) {
+				memset(buf, 'a', sizeof(buf));
+				for (u64 v = 0; v < 1ull << (8 * n); v++) {
+					for (unsigned int k = 0; k < n; k++)
+						buf[at + k] = v >> (8 * k);
+					if (!path_agrees(p, buf, sizeof(buf)) &&
+					    ++bad <= 3)
+						print_bytes(buf + at, n);
+				}
+			}
+		}
+	}
+	utf8val_simd_select(-1);
+	return bad;
+}
+#else
+static unsigned long vector_paths_at_a_block_boundary(unsigned int *paths)
+{
+	*paths = 0;
+	return 0;
+}
+#endif
+
 int main(void)
 {
+	unsigned int paths;
+	unsigned long bad;
 	static const struct shape shapes[] = {
 		{ 4, 0x00, 0xff, edges, NEDGES, tails, NTAILS },
 		{ 5, 0xf0, 0xff, edges, NEDGES, tails, NTAILS },
@@ -83,17 +145,20 @@ int main(void)
 	};
 
 	for (unsigned int n = 1; n <= 3; n++) {
-		unsigned long bad = for_all_flags(all_of_length, &n);
+		bad = for_all_flags(all_of_length, &n);
 
 		tap_result(!bad, "all %u-byte inputs, every flag combination: %lu mismatches",
 			   n, bad);
 	}
 	for (unsigned int i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
 		const struct shape *sh = &shapes[i];
-		unsigned long bad = for_all_flags(structured, (void *)sh);
+		bad = for_all_flags(structured, (void *)sh);
 
 		tap_result(!bad, "structured %u-byte inputs, leads %02x..%02x, every flag combination: %lu mismatches",
 			   sh->len, sh->lead_lo, sh->lead_hi, bad);
 	}
+	bad = vector_paths_at_a_block_boundary(&paths);
+	tap_result(!bad, "all 1- to 3-byte inputs across a 64-byte block boundary, %u vector paths against the scalar path: %lu mismatches",
+		   paths, bad);
 	return tap_finish();
 }

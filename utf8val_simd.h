@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * Internal to utf8val: the vector fast paths, each in its own translation
+ * unit with its own compiler flags, and the core's choice among them.
+ */
+#ifndef UTF8VAL_SIMD_H
+#define UTF8VAL_SIMD_H
+
+#include "utf8val_types.h"
+
+/*
+ * Check the 64-byte blocks of @s from @from up to @to, strict RFC 3629;
+ * the 32 bytes before @from, if @from is at least 32, are their context.
+ * Returns the end of the blocks found clean: @to less (to - from) % 64,
+ * or the start of the first block where an error shows. A character may
+ * straddle the returned point unchecked, unless @end says that @to ends
+ * the input: then a block ending inside a character is not clean. An
+ * error may show one block after the bytes at fault. Adds the characters
+ * started in the clean blocks to *@chars unless @chars is NULL.
+ * Only between utf8val_simd_begin() and utf8val_simd_end().
+ */
+size_t utf8val_avx2_blocks(const u8 *s, size_t from, size_t to, bool end,
+			   u64 *chars);
+
+/* The paths utf8val.simd= can name; "auto" is the best one the CPU has. */
+enum utf8val_path {
+	UTF8VAL_PATH_SCALAR,
+	UTF8VAL_PATH_AVX2,
+	NR_UTF8VAL_PATHS
+};
+
+/* Choose @path if the CPU has it (-1: the best); returns the one chosen. */
+enum utf8val_path utf8val_simd_select(int path);
+enum utf8val_path utf8val_simd_path(void);
+const char *utf8val_path_name(enum utf8val_path path);
+
+#endif /* UTF8VAL_SIMD_H */
