@@ -26,6 +26,7 @@
 #include <linux/uaccess.h>
 
 #include "utf8val.h"
+#include "utf8val_simd.h"
 #include "uapi/linux/utf8val.h"
 
 /* Verdicts are counted by enum utf8val_error, up to UTF8VAL_EBOM. */
@@ -450,6 +451,42 @@ static struct miscdevice utf8val_misc = {
 	.mode = 0666,	/* validation grants nothing */
 };
 
+/*
+ * utf8val.simd=: the validation path, "auto" (the best the CPU has) or one
+ * by name for testing. Reading it gives the path in use; a path the CPU
+ * lacks falls back to the scalar one.
+ */
+static bool simd_param_given;
+
+static int simd_param_set(const char *val, const struct kernel_param *kp)
+{
+	int path;
+
+	for (path = -1; path < NR_UTF8VAL_PATHS; path++) {
+		if (sysfs_streq(val, path < 0 ? "auto" :
+				utf8val_path_name(path))) {
+			utf8val_simd_select(path);
+			simd_param_given = true;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static int simd_param_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n",
+			  utf8val_path_name(utf8val_simd_path()));
+}
+
+static const struct kernel_param_ops simd_param_ops = {
+	.set = simd_param_set,
+	.get = simd_param_get,
+};
+
+module_param_cb(simd, &simd_param_ops, NULL, 0644);
+MODULE_PARM_DESC(simd, "validation path: auto, scalar or avx2 (reads back the one in use)");
+
 static int __init utf8val_init(void)
 {
 	int i;
@@ -461,6 +498,9 @@ static int __init utf8val_init(void)
 
 	for (i = 0; i < NR_VERDICTS; i++)
 		verdict_attr_ptrs[i] = &verdict_attrs[i].attr.attr;
+	if (!simd_param_given)
+		utf8val_simd_select(-1);
+	pr_debug("validation path: %s\n", utf8val_path_name(utf8val_simd_path()));
 	return misc_register(&utf8val_misc);
 }
 

@@ -41,7 +41,22 @@ typedef unsigned long long u64;	/* the kernel's u64 on every architecture */
  */
 #if defined(__x86_64__) && !defined(UTF8VAL_NO_SIMD)
 #define UTF8VAL_SIMD 1
-#ifdef __KERNEL__
+#if defined(__KERNEL__) && defined(CONFIG_UML)
+/* UML: a host process, whose kernel_fpu_begin() has nothing to save */
+#include <asm/cpufeature.h>
+#include <asm/fpu/api.h>
+
+static inline bool utf8val_cpu_has_avx2(void)
+{
+	return boot_cpu_has(X86_FEATURE_AVX2) &&
+	       boot_cpu_has(X86_FEATURE_POPCNT);
+}
+
+#define utf8val_simd_usable()	irq_fpu_usable()
+#define utf8val_simd_begin()	kernel_fpu_begin()
+#define utf8val_simd_end()	kernel_fpu_end()
+#define UTF8VAL_SIMD_MIN_LEN	1024
+#elif defined(__KERNEL__)
 #include <asm/cpufeature.h>
 #include <asm/fpu/api.h>
 #include <asm/simd.h>

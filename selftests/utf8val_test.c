@@ -355,6 +355,83 @@ TEST_F(dev, module_agrees_with_reference)
 	EXPECT_EQ(0, mismatches);
 }
 
+/* Long valid text, then maybe one byte replaced: errors at any offset. */
+static size_t long_input(u8 *buf, size_t max)
+{
+	size_t len = 1024 + xorshift(&rng_state) % (max - 1024 - 4), i = 0;
+
+	while (i < len) {
+		u32 cp = xorshift(&rng_state) % (xorshift(&rng_state) % 2 ?
+						 0x80 : 0x110000);
+
+		if (cp >= 0xd800 && cp <= 0xdfff)
+			cp = 'x';
+		i += ref_encode(cp, buf + i);
+	}
+	if (xorshift(&rng_state) % 2)
+		buf[xorshift(&rng_state) % i] = xorshift(&rng_state);
+	return i;
+}
+
+/* Force a validation path by name; returns the one now in use. */
+static const char *set_path(const char *name)
+{
+	static const char *param = "/sys/module/utf8val/parameters/simd";
+	static char live[32];
+	FILE *f = fopen(param, "w");
+
+	live[0] = '\0';
+	if (!f)
+		return live;
+	fputs(name, f);
+	fclose(f);
+	f = fopen(param, "r");
+	if (f) {
+		if (!fgets(live, sizeof(live), f))
+			live[0] = '\0';
+		fclose(f);
+	}
+	live[strcspn(live, "\n")] = '\0';
+	return live;
+}
+
+/*
+ * Every validation path the module has (utf8val.simd=), forced in turn,
+ * against the reference on inputs long enough for the vector paths.
+ */
+TEST_F(dev, every_path_agrees_with_reference)
+{
+	static const char *const paths[] = { "scalar", "avx2" };
+	static u8 buf[16384];
+
+	for (size_t p = 0; p < ARRAY_SIZE(paths); p++) {
+		const char *live = set_path(paths[p]);
+		unsigned long mismatches = 0;
+
+		if (strcmp(live, paths[p])) {
+			TH_LOG("%s: not on this CPU (%s instead)", paths[p], live);
+			continue;
+		}
+		for (int i = 0; i < 3000; i++) {
+			struct utf8val_ioc_validate req = { 0 };
+			struct utf8val_result want;
+
+			req.len = long_input(buf, sizeof(buf));
+			req.buf = (unsigned long)buf;
+			ASSERT_EQ(0, ioctl(self->fd, UTF8VAL_IOC_VALIDATE, &req));
+			ref_validate(buf, req.len, 0, &want);
+			if (req.valid_up_to != want.valid_up_to ||
+			    req.chars != want.chars || req.error != want.error ||
+			    req.error_len != want.error_len)
+				mismatches++;
+		}
+		TH_LOG("%s: 3000 inputs of 1 to 16 KiB, %lu mismatches", live,
+		       mismatches);
+		EXPECT_EQ(0, mismatches);
+	}
+	EXPECT_STRNE("", set_path("auto"));
+}
+
 TEST_F(dev, validate_ioctl_rejects)
 {
 	struct utf8val_ioc_validate req = {
