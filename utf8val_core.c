@@ -301,10 +301,11 @@ out:
 }
 
 /*
- * The vector fast path, strict mode only: whole 64-byte blocks in FPU
- * sections of SIMD_SECTION bytes, so that preemption is never off for
- * long; then the DFA from the start of the last character before where
- * the vector code stopped, which takes the tail and any error.
+ * The vector fast path, strict mode only: 64-byte blocks in FPU sections
+ * of SIMD_SECTION bytes, so that preemption is never off for long, the
+ * tail as one more block overlapping the last. Where the vector code
+ * stops short, at an error, the DFA takes over from the start of the
+ * character before it, and the exact path classifies the error.
  */
 #ifdef UTF8VAL_SIMD
 #define SIMD_SECTION	(16 * 1024)
