@@ -221,7 +221,7 @@ static __always_inline size_t blocks(const u8 *s, size_t from, size_t to,
 	if (!end)
 		goto out;
 	rest = to - i;
-	if (rest && to - from >= 96) {
+	if (rest && to >= 96) {
 		/* the last 64 bytes, overlapping what is checked already */
 		prev = load32(s + to - 96);
 		a = load32(s + to - 64);

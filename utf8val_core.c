@@ -404,7 +404,7 @@ enum utf8val_path utf8val_simd_path(void)
 static __always_inline size_t fast_prefix(const u64 *tbl, const u8 *s,
 					  size_t len, u64 *chars)
 {
-	u64 simd_chars = 0, dfa_chars;
+	u64 simd_chars = 0, dfa_chars = 0;
 	size_t n = 0;
 
 #ifdef UTF8VAL_SIMD
@@ -417,7 +417,8 @@ static __always_inline size_t fast_prefix(const u64 *tbl, const u8 *s,
 					chars ? &simd_chars : NULL);
 	}
 #endif
-	n += dfa_prefix(tbl, s + n, len - n, chars ? &dfa_chars : NULL);
+	if (n < len)	/* only an error or a short input is left */
+		n += dfa_prefix(tbl, s + n, len - n, chars ? &dfa_chars : NULL);
 	if (chars)
 		*chars = simd_chars + dfa_chars;
 	return n;

@@ -216,6 +216,33 @@ static unsigned long uniform(unsigned int flags, void *arg)
 	return bad;
 }
 
+/*
+ * Strict text ending 32 to 129 bytes past the vector paths' first 16 KiB
+ * FPU section, where the last section is shorter than a block and its
+ * tail overlaps the section before; mutated half the time.
+ */
+#define SECTION	(16u << 10)
+
+static unsigned long past_a_section(void)
+{
+	static u8 buf[SECTION + 256];
+	struct rng r = { seed ^ 0x5ec7 };
+	unsigned long bad = 0;
+
+	for (size_t len = SECTION + 32; len < SECTION + 130; len++) {
+		for (int i = 0; i < 10; i++) {
+			size_t n = random_text(&r, 0, buf, len + 6);
+
+			if (n > len)
+				n = len;
+			if (i % 2)
+				mutate(&r, buf, &n);
+			bad += !compare_all(buf, n, 0, CMP_DECODE, NULL);
+		}
+	}
+	return bad;
+}
+
 int main(void)
 {
 	static const struct random_run valid = { 3000, 0 };
@@ -245,6 +272,9 @@ int main(void)
 			   "strict and surrogate modes" :
 			   "every flag combination", bad);
 	}
+	bad = past_a_section();
+	tap_result(!bad, "strict text ending just past a 16 KiB vector section, every path: %lu mismatches",
+		   bad);
 	bad = for_all_flags(uniform, NULL);
 	tap_result(!bad, "64 KiB runs of 1- to 6-byte characters, every flag combination: %lu mismatches",
 		   bad);
