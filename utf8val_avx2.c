@@ -2,16 +2,7 @@
 /*
  * utf8val's AVX2 fast path: strict RFC 3629, yes or no, 64 bytes a step.
  *
- * Every error of UTF-8 shows in a pair of adjacent bytes, except a
- * missing or extra third or fourth byte. For each byte and the one before
- * it, three 16-entry tables indexed by nibbles (the previous byte's high
- * and low nibble, this byte's high nibble) give the error classes each
- * nibble allows; a class survives their AND only if the pair is in it.
- * One class, "two continuation bytes", is legal exactly where the byte two
- * or three back is a lead of a 3- or 4-byte sequence, so that class is
- * XORed with that condition. The tables below are derived from the RFC
- * 3629 ABNF; tests/ compares every path with the reference on every input
- * of up to 3 bytes.
+ * The rules are the nibble tables of utf8val_simd_tables.h.
  *
  * Only vector registers and this translation unit's flags differ from the
  * core; the caller (utf8val_core.c) owns the FPU section, the choice of
@@ -22,61 +13,7 @@
 #include <immintrin.h>
 
 #include "utf8val_simd.h"
-
-/* Error classes, one bit each. */
-#define TOO_SHORT	0x01	/* lead, then no continuation */
-#define TOO_LONG	0x02	/* ASCII, then a continuation */
-#define OVERLONG_3	0x04	/* E0 80..9F */
-#define TOO_LARGE	0x08	/* F4 90..BF, F5..FF 90..BF */
-#define SURROGATE	0x10	/* ED A0..BF */
-#define OVERLONG_2	0x20	/* C0 or C1, then a continuation */
-#define F0_F5_80	0x40	/* F0 80..8F (overlong), F5..FF 80..8F */
-#define TWO_CONTS	0x80	/* continuation, continuation */
-
-#define CARRY		(TOO_SHORT | TOO_LONG | TWO_CONTS)
-#define CONT_ANY	(TOO_LONG | OVERLONG_2 | TWO_CONTS)
-
-/* Classes a previous byte with this high nibble can start. */
-static const char prev_high[16] = {
-	TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG,
-	TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG,
-	TWO_CONTS, TWO_CONTS, TWO_CONTS, TWO_CONTS,
-	TOO_SHORT | OVERLONG_2,					/* C */
-	TOO_SHORT,						/* D */
-	TOO_SHORT | OVERLONG_3 | SURROGATE,			/* E */
-	TOO_SHORT | TOO_LARGE | F0_F5_80,			/* F */
-};
-
-/* Classes a previous byte with this low nibble can start. */
-static const char prev_low[16] = {
-	CARRY | OVERLONG_3 | OVERLONG_2 | F0_F5_80,		/* C0 E0 F0 */
-	CARRY | OVERLONG_2,					/* C1 */
-	CARRY,
-	CARRY,
-	CARRY | TOO_LARGE,					/* F4 */
-	CARRY | TOO_LARGE | F0_F5_80,				/* F5.. */
-	CARRY | TOO_LARGE | F0_F5_80,
-	CARRY | TOO_LARGE | F0_F5_80,
-	CARRY | TOO_LARGE | F0_F5_80,
-	CARRY | TOO_LARGE | F0_F5_80,
-	CARRY | TOO_LARGE | F0_F5_80,
-	CARRY | TOO_LARGE | F0_F5_80,
-	CARRY | TOO_LARGE | F0_F5_80,
-	CARRY | TOO_LARGE | F0_F5_80 | SURROGATE,		/* ED */
-	CARRY | TOO_LARGE | F0_F5_80,
-	CARRY | TOO_LARGE | F0_F5_80,
-};
-
-/* Classes this byte's high nibble completes. */
-static const char this_high[16] = {
-	TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT,
-	TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT,
-	CONT_ANY | OVERLONG_3 | F0_F5_80,			/* 80..8F */
-	CONT_ANY | OVERLONG_3 | TOO_LARGE,			/* 90..9F */
-	CONT_ANY | SURROGATE | TOO_LARGE,			/* A0..AF */
-	CONT_ANY | SURROGATE | TOO_LARGE,			/* B0..BF */
-	TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT,
-};
+#include "utf8val_simd_tables.h"
 
 struct avx2_tables {
 	__m256i prev_high, prev_low, this_high, nibble;
@@ -185,8 +122,8 @@ static __always_inline size_t blocks(const u8 *s, size_t from, size_t to,
 		.prev_low = broadcast16(prev_low),
 		.this_high = broadcast16(this_high),
 		.nibble = _mm256_set1_epi8(0x0f),
-		.third_min = _mm256_set1_epi8((char)(0xe0 - 0x80)),
-		.fourth_min = _mm256_set1_epi8((char)(0xf0 - 0x80)),
+		.third_min = _mm256_set1_epi8((char)(THIRD_MIN - 0x80)),
+		.fourth_min = _mm256_set1_epi8((char)(FOURTH_MIN - 0x80)),
 		.tail_max = load32((const u8 *)tail_max),
 	};
 	__m256i prev = _mm256_setzero_si256(), open, a, b;
