@@ -20,8 +20,11 @@ CORE_SRC	:= utf8val_core.c
 CORE_HDR	:= utf8val.h utf8val_types.h utf8val_simd.h
 # The vector paths: own translation units with their own flags.
 # immintrin.h would pull in libc's malloc through mm_malloc.h.
-AVX2_SRC	:= utf8val_avx2.c
-AVX2_FLAGS	:= -mavx2 -mpopcnt -D_MM_MALLOC_H_INCLUDED
+VEC		:= avx2 avx512
+VEC_SRC		:= $(VEC:%=utf8val_%.c)
+avx2_FLAGS	:= -mavx2 -mpopcnt -D_MM_MALLOC_H_INCLUDED
+avx512_FLAGS	:= -mavx512f -mavx512bw -mpopcnt -D_MM_MALLOC_H_INCLUDED
+VEC_HDR		:= utf8val_simd_tables.h
 TEST_COMMON	:= tests/common.c tests/reference.c
 TEST_HDR	:= tests/common.h tests/reference.h $(CORE_HDR)
 TESTS		:= test_api test_vectors test_random test_exhaustive
@@ -72,24 +75,30 @@ lib: $(BUILD)/libutf8val.a
 $(BUILD)/lib/utf8val_core.o: $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -fPIC -c $< -o $@
-$(BUILD)/lib/utf8val_avx2.o: $(AVX2_SRC) $(CORE_HDR)
-	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) $(AVX2_FLAGS) -fPIC -c $< -o $@
-
-$(BUILD)/libutf8val.a: $(BUILD)/lib/utf8val_core.o $(BUILD)/lib/utf8val_avx2.o
+$(BUILD)/libutf8val.a: $(BUILD)/lib/utf8val_core.o $(VEC:%=$(BUILD)/lib/utf8val_%.o)
 	$(AR) rcs $@ $^
+
+# Each vector path in each build directory DIR, with DIR's flags less the
+# kernel's no-FPU ones: $(call vec_rules,DIR,FLAGS)
+define vec_rules
+$(foreach v,$(VEC),
+$(BUILD)/$(1)/utf8val_$(v).o: utf8val_$(v).c $(CORE_HDR) $(VEC_HDR)
+	@mkdir -p $$(@D)
+	$(CC) $$(filter-out $(KERNEL_NO_FPU),$(2)) $($(v)_FLAGS) -c $$< -o $$@
+)
+endef
+$(eval $(call vec_rules,lib,$(HOST_CFLAGS) -fPIC))
 
 # --- host tests, one directory per variant ---------------------------------
 define variant_rules
 $(BUILD)/$(1)/utf8val_core.o: $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p $$(@D)
 	$(CC) $$($(1)_CORE) -c $$< -o $$@
-$(BUILD)/$(1)/utf8val_avx2.o: $(AVX2_SRC) $(CORE_HDR)
-	@mkdir -p $$(@D)
-	$(CC) $$(filter-out $(KERNEL_NO_FPU),$$($(1)_CORE)) $(AVX2_FLAGS) -c $$< -o $$@
+$(call vec_rules,$(1),$($(1)_CORE))
 
-$(BUILD)/$(1)/%: tests/%.c $(TEST_COMMON) $(TEST_HDR) $(BUILD)/$(1)/utf8val_core.o $(BUILD)/$(1)/utf8val_avx2.o
-	$(CC) $$($(1)_TEST) -o $$@ $$< $(TEST_COMMON) $(BUILD)/$(1)/utf8val_core.o $(BUILD)/$(1)/utf8val_avx2.o $$($(1)_LD)
+$(1)_OBJS := $(BUILD)/$(1)/utf8val_core.o $(VEC:%=$(BUILD)/$(1)/utf8val_%.o)
+$(BUILD)/$(1)/%: tests/%.c $(TEST_COMMON) $(TEST_HDR) $$($(1)_OBJS)
+	$(CC) $$($(1)_TEST) -o $$@ $$< $(TEST_COMMON) $$($(1)_OBJS) $$($(1)_LD)
 
 test-build: $(addprefix $(BUILD)/$(1)/,$(TESTS))
 endef
@@ -106,16 +115,13 @@ test: test-build freestanding cli
 # --- the core without libc -------------------------------------------------
 # Only the compiler's own freestanding headers; no symbol may stay undefined.
 FREESTANDING	:= -fno-pie -nostdlib -nostdinc -isystem $(shell $(CC) -print-file-name=include)
-freestanding: $(BUILD)/freestanding/utf8val_core.o $(BUILD)/freestanding/utf8val_avx2.o
-	@undef=$$(nm -u $^ | grep -v -e '^$$' -e ':$$' -e 'utf8val_avx2_blocks'); \
+freestanding: $(BUILD)/freestanding/utf8val_core.o $(VEC:%=$(BUILD)/freestanding/utf8val_%.o)
+	@undef=$$(nm -u $^ | grep -v -e '^$$' -e ':$$' -e 'utf8val_.*_blocks'); \
 	if [ -n "$$undef" ]; then echo "freestanding core needs: $$undef"; exit 1; fi
 $(BUILD)/freestanding/utf8val_core.o: $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(KERNEL_CFLAGS) $(FREESTANDING) -c $< -o $@
-$(BUILD)/freestanding/utf8val_avx2.o: $(AVX2_SRC) $(CORE_HDR)
-	@mkdir -p $(@D)
-	$(CC) $(filter-out $(KERNEL_NO_FPU),$(KERNEL_CFLAGS)) $(AVX2_FLAGS) \
-		$(FREESTANDING) -c $< -o $@
+$(eval $(call vec_rules,freestanding,$(KERNEL_CFLAGS) $(FREESTANDING)))
 
 # --- command-line validator -------------------------------------------------
 cli: $(BUILD)/utf8val
@@ -127,29 +133,33 @@ BENCH_PKGS	:= glib-2.0 icu-uc
 $(BUILD)/bench/utf8val_core.o: $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(KERNEL_CFLAGS) -c $< -o $@
-$(BUILD)/bench/utf8val_avx2.o: $(AVX2_SRC) $(CORE_HDR)
-	@mkdir -p $(@D)
-	$(CC) $(filter-out $(KERNEL_NO_FPU),$(KERNEL_CFLAGS)) $(AVX2_FLAGS) -c $< -o $@
+$(eval $(call vec_rules,bench,$(KERNEL_CFLAGS)))
+BENCH_OBJS	:= $(BUILD)/bench/utf8val_core.o $(VEC:%=$(BUILD)/bench/utf8val_%.o)
 $(BUILD)/bench/peers.o: bench/peers.cc bench/peers.h
 	@mkdir -p $(@D)
 	$(CXX) -O2 -g -std=c++17 -Wall -Wextra -c $< -o $@ \
 		$(shell pkg-config --cflags $(BENCH_PKGS))
-$(BUILD)/bench/bench: bench/bench.c bench/peers.h $(BUILD)/bench/peers.o \
-		$(BUILD)/bench/utf8val_core.o $(BUILD)/bench/utf8val_avx2.o
+$(BUILD)/bench/bench: bench/bench.c bench/peers.h $(BUILD)/bench/peers.o $(BENCH_OBJS)
 	$(CC) -O2 -g $(WARN) -I. -o $@ $< $(BUILD)/bench/peers.o \
-		$(BUILD)/bench/utf8val_core.o $(BUILD)/bench/utf8val_avx2.o -lsimdjson \
+		$(BENCH_OBJS) -lsimdjson \
 		$(shell pkg-config --libs $(BENCH_PKGS)) -lstdc++
 
-bench: $(BUILD)/bench/bench
-	scripts/run-bench $(BUILD)/bench/bench
+$(BUILD)/bench/fpu_cost: bench/fpu_cost.c $(BENCH_OBJS)
+	$(CC) -O2 -g $(WARN) -I. -o $@ $< $(BENCH_OBJS)
+
+bench: $(BUILD)/bench/bench $(BUILD)/bench/fpu_cost
+	scripts/run-bench $(BUILD)/bench/bench $(BUILD)/bench/fpu_cost
 
 # --- fuzzing ---------------------------------------------------------------
-# One compiler run: the AVX2 flags reach the scalar core too, harmlessly.
-$(BUILD)/fuzz/fuzz_core: tests/fuzz_core.c $(CORE_SRC) $(AVX2_SRC) $(TEST_COMMON) $(TEST_HDR)
+FUZZ_SAN	:= -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_OBJS	:= $(VEC:%=$(BUILD)/fuzz/utf8val_%.o)
+$(FUZZ_OBJS): $(BUILD)/fuzz/utf8val_%.o: utf8val_%.c $(CORE_HDR) $(VEC_HDR)
 	@mkdir -p $(@D)
-	$(CLANG) -O1 -g $(INLINE) $(AVX2_FLAGS) \
-		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-		-o $@ $< $(CORE_SRC) $(AVX2_SRC) $(TEST_COMMON)
+	$(CLANG) -O1 -g $(INLINE) $($*_FLAGS) $(FUZZ_SAN) \
+		-fsanitize=fuzzer-no-link -c $< -o $@
+$(BUILD)/fuzz/fuzz_core: tests/fuzz_core.c $(CORE_SRC) $(TEST_COMMON) $(TEST_HDR) $(FUZZ_OBJS)
+	$(CLANG) -O1 -g $(INLINE) $(FUZZ_SAN) -fsanitize=fuzzer \
+		-o $@ $< $(CORE_SRC) $(TEST_COMMON) $(FUZZ_OBJS)
 
 fuzz: $(BUILD)/fuzz/fuzz_core
 	scripts/run-fuzz $< $(FUZZ_SECONDS)

@@ -310,16 +310,24 @@ out:
 #ifdef UTF8VAL_SIMD
 #define SIMD_SECTION	(16 * 1024)
 
-typedef size_t (*blocks_fn)(const u8 *s, size_t from, size_t to, bool end,
-			    u64 *chars);
+struct simd_impl {
+	utf8val_blocks_fn blocks;
+	size_t min_len;		/* below it, the DFA alone is faster */
+};
+
+static const struct simd_impl simd_impls[NR_UTF8VAL_PATHS] = {
+	[UTF8VAL_PATH_AVX2] = { utf8val_avx2_blocks, 96 },
+	[UTF8VAL_PATH_AVX512] = { utf8val_avx512_blocks, 1 },
+};
 
 /* Read once per call, atomically: utf8val.simd= may change it any time. */
-static blocks_fn simd_blocks;
+static const struct simd_impl *simd_impl;
 static enum utf8val_path simd_path;
 
 static const char *const path_names[NR_UTF8VAL_PATHS] = {
 	[UTF8VAL_PATH_SCALAR] = "scalar",
 	[UTF8VAL_PATH_AVX2] = "avx2",
+	[UTF8VAL_PATH_AVX512] = "avx512",
 };
 
 const char *utf8val_path_name(enum utf8val_path path)
@@ -327,23 +335,31 @@ const char *utf8val_path_name(enum utf8val_path path)
 	return path < NR_UTF8VAL_PATHS ? path_names[path] : "unknown";
 }
 
+/* The paths this CPU has, one bit each; CPUID traps in a VM, so ask once. */
+static unsigned int cpu_paths(void)
+{
+	static unsigned int paths;
+
+	if (!paths)
+		paths = 1u << UTF8VAL_PATH_SCALAR |
+			utf8val_cpu_has_avx2() << UTF8VAL_PATH_AVX2 |
+			utf8val_cpu_has_avx512() << UTF8VAL_PATH_AVX512;
+	return paths;
+}
+
 enum utf8val_path utf8val_simd_select(int path)
 {
-	/* CPUID traps to the hypervisor in a VM: ask once */
-	static int has_avx2 = -1;
-	bool avx2;
+	unsigned int has = cpu_paths();
 
-	if (has_avx2 < 0)
-		has_avx2 = utf8val_cpu_has_avx2();
-	avx2 = has_avx2;
-
-	if (path < 0)
-		path = avx2 ? UTF8VAL_PATH_AVX2 : UTF8VAL_PATH_SCALAR;
-	if (path == UTF8VAL_PATH_AVX2 && !avx2)
+	/* "auto": the last path the CPU has, in the enum's order */
+	if (path < 0 || path >= NR_UTF8VAL_PATHS)
+		for (path = NR_UTF8VAL_PATHS - 1; !(has & 1u << path); path--)
+			;
+	if (!(has & 1u << path))
 		path = UTF8VAL_PATH_SCALAR;
 	simd_path = path;
-	__atomic_store_n(&simd_blocks, path == UTF8VAL_PATH_AVX2 ?
-			 utf8val_avx2_blocks : NULL, __ATOMIC_RELAXED);
+	__atomic_store_n(&simd_impl, path == UTF8VAL_PATH_SCALAR ? NULL :
+			 &simd_impls[path], __ATOMIC_RELAXED);
 	return path;
 }
 
@@ -360,7 +376,7 @@ __attribute__((constructor)) static void simd_select_best(void)
 }
 #endif
 
-static size_t simd_prefix(blocks_fn blocks, const u8 *s, size_t len,
+static size_t simd_prefix(utf8val_blocks_fn blocks, const u8 *s, size_t len,
 			  u64 *chars)
 {
 	size_t done = 0, to, at = 0;
@@ -400,6 +416,10 @@ enum utf8val_path utf8val_simd_path(void)
 }
 #endif
 
+/* The KUnit suite forces each path in turn. */
+UTF8VAL_EXPORT_FOR_TESTS(utf8val_simd_select);
+UTF8VAL_EXPORT_FOR_TESTS(utf8val_path_name);
+
 /* The valid prefix as dfa_prefix() gives it, by the fastest path. */
 static __always_inline size_t fast_prefix(const u64 *tbl, const u8 *s,
 					  size_t len, u64 *chars)
@@ -409,11 +429,11 @@ static __always_inline size_t fast_prefix(const u64 *tbl, const u8 *s,
 
 #ifdef UTF8VAL_SIMD
 	if (tbl == dfa_strict && len >= UTF8VAL_SIMD_MIN_LEN) {
-		blocks_fn blocks = __atomic_load_n(&simd_blocks,
-						   __ATOMIC_RELAXED);
+		const struct simd_impl *impl = __atomic_load_n(&simd_impl,
+							       __ATOMIC_RELAXED);
 
-		if (blocks && utf8val_simd_usable())
-			n = simd_prefix(blocks, s, len,
+		if (impl && len >= impl->min_len && utf8val_simd_usable())
+			n = simd_prefix(impl->blocks, s, len,
 					chars ? &simd_chars : NULL);
 	}
 #endif

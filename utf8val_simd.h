@@ -9,23 +9,33 @@
 #include "utf8val_types.h"
 
 /*
- * Check the 64-byte blocks of @s from @from up to @to, strict RFC 3629;
- * the 32 bytes before @from, if @from is at least 32, are their context.
+ * Check the 64-byte blocks of @s from @from up to @to, strict RFC 3629.
+ * @from is 0 or at least 64; the 64 bytes before it are the context.
  * Returns the end of the blocks found clean: @to less (to - from) % 64,
  * or the start of the first block where an error shows. A character may
  * straddle the returned point unchecked, unless @end says that @to ends
- * the input: then a block ending inside a character is not clean. An
- * error may show one block after the bytes at fault. Adds the characters
- * started in the clean blocks to *@chars unless @chars is NULL.
- * Only between utf8val_simd_begin() and utf8val_simd_end().
+ * the input: then the tail shorter than a block is checked too, by the
+ * paths that can (up to @to on success), and a block ending inside a
+ * character is not clean. An error may show one block after the bytes at
+ * fault. Adds the characters started in the clean blocks to *@chars
+ * unless @chars is NULL. Only between utf8val_simd_begin() and
+ * utf8val_simd_end().
  */
+typedef size_t (*utf8val_blocks_fn)(const u8 *s, size_t from, size_t to,
+				    bool end, u64 *chars);
+
+/* AVX2: the tail as one more block overlapping the last; from 96 bytes. */
 size_t utf8val_avx2_blocks(const u8 *s, size_t from, size_t to, bool end,
 			   u64 *chars);
+/* AVX-512 F and BW: the tail by a masked load; any length. */
+size_t utf8val_avx512_blocks(const u8 *s, size_t from, size_t to, bool end,
+			     u64 *chars);
 
 /* The paths utf8val.simd= can name; "auto" is the best one the CPU has. */
 enum utf8val_path {
 	UTF8VAL_PATH_SCALAR,
 	UTF8VAL_PATH_AVX2,
+	UTF8VAL_PATH_AVX512,
 	NR_UTF8VAL_PATHS
 };
 

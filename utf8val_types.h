@@ -7,6 +7,9 @@
 #ifndef UTF8VAL_TYPES_H
 #define UTF8VAL_TYPES_H
 
+/* Nothing to export: an unused struct tag keeps "UTF8VAL_EXPORT(f);" valid. */
+#define UTF8VAL_EXPORT_NONE(sym)	struct utf8val_export_##sym
+
 #ifdef __KERNEL__
 #include <linux/export.h>
 #include <linux/kernel.h>
@@ -14,6 +17,13 @@
 
 /* Exported where it is defined, as kernel code does. */
 #define UTF8VAL_EXPORT(sym)	EXPORT_SYMBOL_GPL(sym)
+/* Internals the KUnit suite drives; only kernels with KUnit export them. */
+#ifdef CONFIG_KUNIT
+#include <kunit/visibility.h>
+#define UTF8VAL_EXPORT_FOR_TESTS(sym)	EXPORT_SYMBOL_IF_KUNIT(sym)
+#else
+#define UTF8VAL_EXPORT_FOR_TESTS(sym)	UTF8VAL_EXPORT_NONE(sym)
+#endif
 #else
 #include <stdbool.h>
 #include <stddef.h>
@@ -22,8 +32,8 @@ typedef unsigned char u8;
 typedef unsigned int u32;
 typedef unsigned long long u64;	/* the kernel's u64 on every architecture */
 
-/* Nothing to export: an unused struct tag keeps "UTF8VAL_EXPORT(f);" valid. */
-#define UTF8VAL_EXPORT(sym)	struct utf8val_export_##sym
+#define UTF8VAL_EXPORT(sym)		UTF8VAL_EXPORT_NONE(sym)
+#define UTF8VAL_EXPORT_FOR_TESTS(sym)	UTF8VAL_EXPORT_NONE(sym)
 /* The Makefile defines the real attribute; other builds get plain inline. */
 #ifndef __always_inline
 #define __always_inline	inline
@@ -37,7 +47,7 @@ typedef unsigned long long u64;	/* the kernel's u64 on every architecture */
  * The vector fast paths (x86-64): whether the CPU has them, whether this
  * context may use vector registers, and the section that may. The kernel
  * must save the user's FPU state first, which only pays off on longer
- * inputs (Documentation/utf8val.rst, "How it is fast").
+ * inputs (Documentation/utf8val.rst, "Vector paths").
  */
 #if defined(__x86_64__) && !defined(UTF8VAL_NO_SIMD)
 #define UTF8VAL_SIMD 1
@@ -52,10 +62,17 @@ static inline bool utf8val_cpu_has_avx2(void)
 	       boot_cpu_has(X86_FEATURE_POPCNT);
 }
 
+static inline bool utf8val_cpu_has_avx512(void)
+{
+	return boot_cpu_has(X86_FEATURE_AVX512F) &&
+	       boot_cpu_has(X86_FEATURE_AVX512BW) &&
+	       boot_cpu_has(X86_FEATURE_POPCNT);
+}
+
 #define utf8val_simd_usable()	irq_fpu_usable()
 #define utf8val_simd_begin()	kernel_fpu_begin()
 #define utf8val_simd_end()	kernel_fpu_end()
-#define UTF8VAL_SIMD_MIN_LEN	1024
+#define UTF8VAL_SIMD_MIN_LEN	4096	/* bench/fpu_cost.c measures why */
 #elif defined(__KERNEL__)
 #include <asm/cpufeature.h>
 #include <asm/fpu/api.h>
@@ -68,30 +85,62 @@ static inline bool utf8val_cpu_has_avx2(void)
 	       cpu_has_xfeatures(XFEATURE_MASK_SSE | XFEATURE_MASK_YMM, NULL);
 }
 
+static inline bool utf8val_cpu_has_avx512(void)
+{
+	return boot_cpu_has(X86_FEATURE_AVX512F) &&
+	       boot_cpu_has(X86_FEATURE_AVX512BW) &&
+	       boot_cpu_has(X86_FEATURE_POPCNT) &&
+	       cpu_has_xfeatures(XFEATURE_MASK_SSE | XFEATURE_MASK_YMM |
+				 XFEATURE_MASK_AVX512, NULL);
+}
+
 #define utf8val_simd_usable()	may_use_simd()
 #define utf8val_simd_begin()	kernel_fpu_begin()
 #define utf8val_simd_end()	kernel_fpu_end()
-#define UTF8VAL_SIMD_MIN_LEN	1024
+#define UTF8VAL_SIMD_MIN_LEN	4096	/* bench/fpu_cost.c measures why */
 #else
 #include <cpuid.h>
 
-static inline bool utf8val_cpu_has_avx2(void)
+/* XCR0: the OS saves SSE and AVX state; and the AVX-512 state */
+#define XCR0_AVX	0x06
+#define XCR0_AVX512	0xe6
+
+static inline unsigned int utf8val_xcr0(void)
 {
-	unsigned int a, b, c, d, xcr0_lo, xcr0_hi;
+	unsigned int a, b, c, d, lo, hi;
 
 	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE) ||
 	    !(c & bit_POPCNT))
-		return false;
-	__asm__ ("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
-	if ((xcr0_lo & 6) != 6)		/* the OS saves SSE and AVX state */
-		return false;
-	return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_AVX2);
+		return 0;
+	__asm__ ("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+	return lo;
+}
+
+static inline unsigned int utf8val_cpuid7_ebx(void)
+{
+	unsigned int a, b, c, d;
+
+	return __get_cpuid_count(7, 0, &a, &b, &c, &d) ? b : 0;
+}
+
+static inline bool utf8val_cpu_has_avx2(void)
+{
+	return (utf8val_xcr0() & XCR0_AVX) == XCR0_AVX &&
+	       (utf8val_cpuid7_ebx() & bit_AVX2);
+}
+
+static inline bool utf8val_cpu_has_avx512(void)
+{
+	const unsigned int f_bw = bit_AVX512F | bit_AVX512BW;
+
+	return (utf8val_xcr0() & XCR0_AVX512) == XCR0_AVX512 &&
+	       (utf8val_cpuid7_ebx() & f_bw) == f_bw;
 }
 
 #define utf8val_simd_usable()	true
 #define utf8val_simd_begin()	do { } while (0)
 #define utf8val_simd_end()	do { } while (0)
-#define UTF8VAL_SIMD_MIN_LEN	64
+#define UTF8VAL_SIMD_MIN_LEN	1	/* each path has its own */
 #endif
 #endif
 
