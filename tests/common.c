@@ -2,6 +2,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -138,6 +139,59 @@ static bool compare_decode(const u8 *buf, size_t len, unsigned int flags,
 	return true;
 }
 
+/*
+ * A copy of @buf that ends where an inaccessible page begins (@at_end) or
+ * starts where one ends: a read past either end of the input faults.
+ * NULL if @len is over GUARDED_MAX.
+ */
+const u8 *guarded_copy(const u8 *buf, size_t len, bool at_end)
+{
+	static u8 *area;	/* guard page, GUARDED_MAX bytes, guard page */
+	const size_t page = sysconf(_SC_PAGESIZE);
+	u8 *dst;
+
+	if (len > GUARDED_MAX)
+		return NULL;
+	if (!area) {
+		area = mmap(NULL, GUARDED_MAX + 2 * page,
+			    PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (area == MAP_FAILED ||
+		    mprotect(area, page, PROT_NONE) ||
+		    mprotect(area + page + GUARDED_MAX, page, PROT_NONE)) {
+			perror("guard pages");
+			exit(2);
+		}
+	}
+	dst = area + page + (at_end ? GUARDED_MAX - len : 0);
+	memcpy(dst, buf, len);
+	return dst;
+}
+
+/* Validate and check @buf again against guard pages at either end. */
+static bool compare_guarded(const u8 *buf, size_t len, unsigned int flags,
+			    const struct utf8val_result *want)
+{
+	struct utf8val_result got;
+
+	for (int at_end = 0; at_end <= 1; at_end++) {
+		const u8 *p = guarded_copy(buf, len, at_end);
+
+		if (!p)
+			break;
+		if (utf8val_validate(p, len, flags, &got) != want->error ||
+		    !same(want, &got))
+			return report(at_end ? "validate, at a guard page" :
+					       "validate, after a guard page",
+				      buf, len, flags, want, &got);
+		if (!flags && utf8val_check(p, len) != !want->error)
+			return report(at_end ? "check, at a guard page" :
+					       "check, after a guard page",
+				      buf, len, flags, want, NULL);
+	}
+	return true;
+}
+
 static bool compare_path(const u8 *buf, size_t len, unsigned int flags,
 			 unsigned int what, struct rng *rng,
 			 const struct utf8val_result *wanted)
@@ -153,6 +207,8 @@ static bool compare_path(const u8 *buf, size_t len, unsigned int flags,
 		return report("validate(NULL)", buf, len, flags, &want, NULL);
 	if (!flags && utf8val_check(buf, len) != !want.error)
 		return report("check", buf, len, flags, &want, NULL);
+	if (!compare_guarded(buf, len, flags, &want))
+		return false;
 
 	if ((what & CMP_STREAM_BYTES) && len <= 64) {
 		for (size_t i = 0; i < len; i++)
@@ -191,8 +247,8 @@ static bool compare_path(const u8 *buf, size_t len, unsigned int flags,
 }
 
 /*
- * Strict inputs long enough for the vector paths go through each one the
- * CPU has, and the scalar path; the rest through the scalar path only.
+ * Strict inputs go through each path the CPU has (each path decides which
+ * lengths it takes); inputs with flags through the scalar path only.
  */
 bool compare_all(const u8 *buf, size_t len, unsigned int flags,
 		 unsigned int what, struct rng *rng)

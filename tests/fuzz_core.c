@@ -3,7 +3,8 @@
  * libFuzzer target: the first byte picks the flags (unknown bits
  * included), the next eight seed the stream's random cut points, the rest
  * is the input. utf8val_validate(), utf8val_check(), the stream API and
- * utf8val_decode() must all agree with the reference.
+ * utf8val_decode() must all agree with the reference, on every validation
+ * path the CPU has (compare_all()), also against guard pages.
  */
 #include <stdlib.h>
 #include <string.h>

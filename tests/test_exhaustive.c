@@ -78,12 +78,22 @@ static unsigned long structured(unsigned int flags, void *arg)
 }
 
 /*
- * Every input of 1 to 3 bytes inside ASCII, starting at offsets 61 to 64
- * of 128 bytes, so that it straddles the vector paths' first block
- * boundary: each vector path the CPU has agrees with the scalar path,
- * which the tests above hold to the reference.
+ * Every input of 1 to 3 bytes inside ASCII, placed where the vector paths
+ * change gear: across their first block boundary (offsets 61 to 64 of 128
+ * bytes), and ending the input at a guard page, alone after a block or
+ * straddling into the tail shorter than a block. Each vector path the
+ * CPU has agrees with the scalar path, which the tests above hold to the
+ * reference.
  */
 #ifdef UTF8VAL_SIMD
+static const struct placement {
+	unsigned int at;	/* where the input starts */
+	bool ends;		/* whether it ends the buffer */
+} placements[] = {
+	{ 61, false }, { 62, false }, { 63, false }, { 64, false },
+	{ 64, true }, { 63, true },
+};
+
 static bool path_agrees(int path, const u8 *buf, size_t len)
 {
 	struct utf8val_result vec, scalar;
@@ -100,28 +110,36 @@ static bool path_agrees(int path, const u8 *buf, size_t len)
 	       vec.error_len == scalar.error_len && vec_ok == !scalar.error;
 }
 
+static unsigned long placed(int path, unsigned int n,
+			    const struct placement *pl)
+{
+	const size_t len = pl->ends ? pl->at + n : 128;
+	unsigned long bad = 0;
+	u8 text[128], *buf;
+
+	memset(text, 'a', sizeof(text));
+	buf = (u8 *)guarded_copy(text, len, true);
+	for (u64 v = 0; v < 1ull << (8 * n); v++) {
+		for (unsigned int k = 0; k < n; k++)
+			buf[pl->at + k] = v >> (8 * k);
+		if (!path_agrees(path, buf, len) && ++bad <= 3)
+			print_bytes(buf + pl->at, n);
+	}
+	return bad;
+}
+
 static unsigned long vector_paths_at_a_block_boundary(unsigned int *paths)
 {
 	unsigned long bad = 0;
-	u8 buf[128];
 
 	*paths = 0;
 	for (int p = UTF8VAL_PATH_SCALAR + 1; p < NR_UTF8VAL_PATHS; p++) {
 		if ((int)utf8val_simd_select(p) != p)
 			continue;
 		++*paths;
-		for (unsigned int n = 1; n <= 3; n++) {
-			for (unsigned int at = 61; at <= 64; at++) {
-				memset(buf, 'a', sizeof(buf));
-				for (u64 v = 0; v < 1ull << (8 * n); v++) {
-					for (unsigned int k = 0; k < n; k++)
-						buf[at + k] = v >> (8 * k);
-					if (!path_agrees(p, buf, sizeof(buf)) &&
-					    ++bad <= 3)
-						print_bytes(buf + at, n);
-				}
-			}
-		}
+		for (unsigned int n = 1; n <= 3; n++)
+			for (size_t i = 0; i < ARRAY_SIZE(placements); i++)
+				bad += placed(p, n, &placements[i]);
 	}
 	utf8val_simd_select(-1);
 	return bad;
@@ -158,7 +176,7 @@ int main(void)
 			   sh->len, sh->lead_lo, sh->lead_hi, bad);
 	}
 	bad = vector_paths_at_a_block_boundary(&paths);
-	tap_result(!bad, "all 1- to 3-byte inputs across a 64-byte block boundary, %u vector paths against the scalar path: %lu mismatches",
+	tap_result(!bad, "all 1- to 3-byte inputs across a 64-byte block boundary and in the tail at a guard page, %u vector paths against the scalar path: %lu mismatches",
 		   paths, bad);
 	return tap_finish();
 }
