@@ -17,9 +17,15 @@
 
 #include "tests/reference.h"
 #include "utf8val.h"
+#include "utf8val_simd.h"
 
 #define KUNIT_SEED	0x75746638
-#define MAX_LEN		4096
+#define MAX_LEN		(12 * 1024)
+#ifdef UTF8VAL_SIMD
+#define VECTOR_MIN_LEN	UTF8VAL_SIMD_MIN_LEN	/* shorter inputs stay scalar */
+#else
+#define VECTOR_MIN_LEN	0
+#endif
 #define ITERATIONS	3000
 
 static bool benchmark;
@@ -66,11 +72,12 @@ static size_t random_length(void)
 }
 
 /* Fill @len bytes at @p with text that is mostly, not always, UTF-8. */
+static const u8 edges[] = { 0x00, 0x41, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0,
+			    0xbf, 0xc0, 0xc2, 0xe0, 0xed, 0xef, 0xf0, 0xf4,
+			    0xf5, 0xf8, 0xfc, 0xfe };
+
 static void random_text(u8 *p, size_t len)
 {
-	static const u8 edges[] = { 0x00, 0x41, 0x7f, 0x80, 0x8f, 0x90, 0x9f,
-				    0xa0, 0xbf, 0xc0, 0xc2, 0xe0, 0xed, 0xef,
-				    0xf0, 0xf4, 0xf5, 0xf8, 0xfc, 0xfe };
 	size_t i = 0;
 
 	while (i < len) {
@@ -86,6 +93,27 @@ static void random_text(u8 *p, size_t len)
 			i += ref_encode(cp, p + i);
 		}
 	}
+}
+
+/* Valid UTF-8 in runs of 1-, 2-, 3- or 4-byte characters. */
+static void valid_text(u8 *p, size_t len)
+{
+	static const u32 first[] = { 0, 0x80, 0x800, 0x10000 };
+	static const u32 count[] = { 0x80, 0x780, 0xf800, 0x100000 };
+	size_t i = 0;
+
+	while (len - i >= 4) {
+		u32 bytes = rand32() % 4, run = 1 + rand32() % 200, cp;
+
+		for (; run && len - i >= 4; run--) {
+			cp = first[bytes] + rand32() % count[bytes];
+			if (cp >= 0xd800 && cp <= 0xdfff)	/* surrogates */
+				cp -= 0x800;
+			i += ref_encode(cp, p + i);
+		}
+	}
+	while (i < len)
+		p[i++] = 'x';
 }
 
 /* Where the input starts: a random alignment, or ending at the guard page. */
@@ -145,6 +173,59 @@ static void utf8val_every_alignment(struct kunit *test)
 		utf8val_validate(p, len, 0, &got);
 		expect_result(test, &want, &got, "alignment", len, 0);
 	}
+}
+
+static const enum utf8val_path kunit_paths[] = {
+	UTF8VAL_PATH_SCALAR, UTF8VAL_PATH_AVX2, UTF8VAL_PATH_AVX512,
+};
+
+static void path_desc(const enum utf8val_path *path, char *desc)
+{
+	strscpy(desc, utf8val_path_name(*path), KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(path, kunit_paths, path_desc);
+
+/*
+ * Each validation path, forced, on inputs long enough for the vector
+ * paths: valid text, or valid text with one byte changed, that may end at
+ * the guard page. A path the CPU lacks skips, by name.
+ */
+static void utf8val_every_path(struct kunit *test)
+{
+	const enum utf8val_path *path = test->param_value;
+
+	if (utf8val_simd_select(*path) != *path) {
+		utf8val_simd_select(-1);
+		kunit_skip(test, "no %s path on this CPU",
+			   utf8val_path_name(*path));
+	}
+	for (int i = 0; i < ITERATIONS; i++) {
+		size_t len = VECTOR_MIN_LEN +
+			     rand32() % (MAX_LEN - VECTOR_MIN_LEN + 1);
+		size_t cut = rand32() % (len + 1);
+		u8 *p = place(len);
+		struct utf8val_result want, got;
+		struct utf8val_stream st;
+
+		valid_text(p, len);
+		if (rand32() % 2)
+			p[rand32() % len] = edges[rand32() % ARRAY_SIZE(edges)];
+		ref_validate(p, len, 0, &want);
+		utf8val_validate(p, len, 0, &got);
+		expect_result(test, &want, &got, "validate", len, 0);
+		KUNIT_EXPECT_EQ_MSG(test, !want.error, utf8val_check(p, len),
+				    "check: len=%zu", len);
+		utf8val_stream_init(&st, 0);
+		utf8val_stream_feed(&st, p, cut);
+		utf8val_stream_feed(&st, p + cut, len - cut);
+		utf8val_stream_result(&st, &got);
+		expect_result(test, &want, &got, "stream", len, 0);
+	}
+	kunit_info(test, "path %s: %d inputs of %d to %d bytes\n",
+		   utf8val_path_name(*path), ITERATIONS, VECTOR_MIN_LEN,
+		   MAX_LEN);
+	utf8val_simd_select(-1);
 }
 
 /* The stream cut in two at every point reaches the one-call verdict. */
@@ -227,6 +308,7 @@ static struct kunit_case utf8val_kunit_cases[] = {
 	KUNIT_CASE(utf8val_validate_vs_reference),
 	KUNIT_CASE(utf8val_every_alignment),
 	KUNIT_CASE(utf8val_stream_every_split),
+	KUNIT_CASE_PARAM(utf8val_every_path, path_gen_params),
 	KUNIT_CASE(utf8val_codec_round_trip),
 	KUNIT_CASE(utf8val_benchmark),
 	{},
@@ -242,4 +324,5 @@ static struct kunit_suite utf8val_kunit_suite = {
 kunit_test_suite(utf8val_kunit_suite);
 
 MODULE_DESCRIPTION("KUnit tests for utf8val against an independent reference");
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 MODULE_LICENSE("GPL");
