@@ -18,6 +18,7 @@
 #include <valgrind/callgrind.h>
 
 #include "utf8val.h"
+#include "utf8val_simd.h"
 #include "bench/peers.h"
 
 #define SOURCE_LEN	(8u << 20)	/* text each dataset is cut from */
@@ -37,23 +38,30 @@ static int utf8val_validate_fn(const unsigned char *s, size_t len)
 	return utf8val_validate(s, len, 0, &res) == UTF8VAL_OK;
 }
 
+enum kind { OURS, SCALAR_PEER, SIMD_PEER };
+
 struct impl {
 	const char *name;
 	validator_fn fn;
-	bool simd;	/* shown for scale, not a scalar peer */
+	enum kind kind;
+	int path;	/* ours: the path forced while it runs, -1 the best */
 };
 
+#define AUTO -1
 static struct impl impls[] = {
-	{ "utf8val_check", utf8val_check_fn },
-	{ "utf8val_validate", utf8val_validate_fn },
-	{ "glib", peer_glib },
-	{ "icu_U8_NEXT", peer_icu },
-	{ "simdjson_fallback", NULL },
-	{ "simdjson_haswell", NULL, true },
+	{ "check", utf8val_check_fn, OURS, AUTO },
+	{ "check_avx2", utf8val_check_fn, OURS, UTF8VAL_PATH_AVX2 },
+	{ "check_scalar", utf8val_check_fn, OURS, UTF8VAL_PATH_SCALAR },
+	{ "validate", utf8val_validate_fn, OURS, AUTO },
+	{ "glib", peer_glib, SCALAR_PEER },
+	{ "icu_U8_NEXT", peer_icu, SCALAR_PEER },
+	{ "sj_fallback", NULL, SIMD_PEER },
+	{ "sj_haswell", NULL, SIMD_PEER },
+	{ "sj_icelake", NULL, SIMD_PEER },
 };
 #define NIMPLS (sizeof(impls) / sizeof(impls[0]))
 
-static const size_t sizes[] = { 16, 256, 4096, 65536, 1 << 20 };
+static const size_t sizes[] = { 16, 64, 256, 4096, 65536, 1 << 20 };
 #define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
 
 struct dataset {
@@ -169,6 +177,12 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+static void select_path(const struct impl *im)
+{
+	if (im->kind == OURS)
+		utf8val_simd_select(im->path);
+}
+
 /* Validate PASS_BYTES worth of the pool; returns the valid count. */
 static size_t pass(validator_fn fn, const struct piece *pool, size_t count,
 		   size_t bytes, size_t *done)
@@ -195,8 +209,16 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
 			rounds = atoi(argv[++i]);
 	}
-	impls[4].fn = peer_simdjson("fallback");
-	impls[5].fn = peer_simdjson("haswell");
+	impls[6].fn = peer_simdjson("fallback");
+	impls[7].fn = peer_simdjson("haswell");
+	impls[8].fn = peer_simdjson("icelake");
+	/* a forced path the CPU lacks would only repeat another column */
+	for (size_t k = 0; k < NIMPLS; k++)
+		if (impls[k].kind == OURS && impls[k].path != AUTO &&
+		    (int)utf8val_simd_select(impls[k].path) != impls[k].path)
+			impls[k].fn = NULL;
+	printf("# check runs the %s path\n",
+	       utf8val_path_name(utf8val_simd_select(AUTO)));
 
 	make_random(&data[ndata++], "ascii", 1);
 	if (make_corpus(&data[ndata], "rfc3629-en-ja",
@@ -217,7 +239,7 @@ int main(int argc, char **argv)
 				printf(" %*s", (int)strlen(impls[k].name) > 9 ?
 				       (int)strlen(impls[k].name) : 9,
 				       impls[k].name);
-		printf("  check/best-scalar-peer\n");
+		printf("  %s  %s\n", "check/scalar-peer", "ours/simd-peer");
 	}
 	for (size_t di = 0; di < ndata; di++) {
 		for (size_t si = 0; si < NSIZES; si++) {
@@ -235,6 +257,7 @@ int main(int argc, char **argv)
 
 					if (!impls[k].fn)
 						continue;
+					select_path(&impls[k]);
 					n = n > count ? count : n ? n : 1;
 					for (size_t i = 0; i < n; i++)
 						b += pool[i].len;
@@ -259,6 +282,7 @@ int main(int argc, char **argv)
 
 					if (!impls[k].fn)
 						continue;
+					select_path(&impls[k]);
 					t = now();
 					if (pass(impls[k].fn, pool, count, bytes,
 						 &done) != count *
@@ -274,7 +298,8 @@ int main(int argc, char **argv)
 				}
 			}
 			printf("%-15s %8zu", data[di].name, sizes[si]);
-			double peer = 1e30;
+			/* best times: scalar peers, SIMD peers, our paths */
+			double fastest[3] = { 1e30, 1e30, 1e30 };
 
 			for (size_t k = 0; k < NIMPLS; k++) {
 				int w = strlen(impls[k].name) > 9 ?
@@ -283,10 +308,12 @@ int main(int argc, char **argv)
 				if (!impls[k].fn)
 					continue;
 				printf(" %*.2f", w, 1e-9 / best[k]);
-				if (k >= 2 && !impls[k].simd && best[k] < peer)
-					peer = best[k];
+				if (best[k] < fastest[impls[k].kind])
+					fastest[impls[k].kind] = best[k];
 			}
-			printf("  %.2fx\n", peer / best[0]);
+			printf("  %16.2fx  %13.2fx\n",
+			       fastest[SCALAR_PEER] / best[0],
+			       fastest[SIMD_PEER] / fastest[OURS]);
 			fflush(stdout);
 			free(pool);
 		}
