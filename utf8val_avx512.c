@@ -24,6 +24,7 @@
 /* _mm512_ternarylogic_epi32() truth tables of inputs A, B and C */
 #define TERN_A_AND_B_AND_C	0x80
 #define TERN_A_XOR_B_AND_C	0x78	/* A ^ (B & C) */
+#define TERN_A_OR_B_OR_C	0xfe
 
 struct avx512_tables {
 	__m512i prev_high, prev_low, this_high, nibble;
@@ -89,6 +90,14 @@ static inline bool ascii(__m512i v)
 	return !_mm512_movepi8_mask(v);
 }
 
+static inline bool ascii256(const u8 *p)
+{
+	__m512i a = _mm512_ternarylogic_epi64(load64(p), load64(p + 64),
+					      load64(p + 128), TERN_A_OR_B_OR_C);
+
+	return ascii(_mm512_or_si512(a, load64(p + 192)));
+}
+
 static __always_inline size_t blocks(const u8 *s, size_t from, size_t to,
 				     bool end, u64 *chars)
 {
@@ -108,20 +117,20 @@ static __always_inline size_t blocks(const u8 *s, size_t from, size_t to,
 	__m512i prev = _mm512_setzero_si512(), in;
 	u64 count = 0, keep;
 	size_t i = from, rest;
-	bool open;
 
 	if (from >= 64)
 		prev = load64(s + from - 64);
-	open = ends_open(&t, prev);
 	while (to - i >= 64) {
 		in = load64(s + i);
 		if (ascii(in)) {
 			size_t run = i;
 
 			/* ASCII: wrong only after an open character */
-			if (open)
+			if (ends_open(&t, prev))
 				goto out;
 			i += 64;
+			while (to - i >= 256 && ascii256(s + i))
+				i += 256;
 			while (to - i >= 128 &&
 			       ascii(_mm512_or_si512(load64(s + i),
 						     load64(s + i + 64))))
@@ -134,7 +143,6 @@ static __always_inline size_t blocks(const u8 *s, size_t from, size_t to,
 		if (check64(&t, in, prev))
 			goto out;
 		prev = in;
-		open = ends_open(&t, in);
 		if (chars)
 			count += __builtin_popcountll(starts(in));
 		i += 64;
@@ -144,14 +152,14 @@ static __always_inline size_t blocks(const u8 *s, size_t from, size_t to,
 	rest = to - i;
 	if (!rest) {
 		/* at the end of the input, the last block must close */
-		if (open)
+		if (ends_open(&t, prev))
 			i = i - from >= 64 ? i - 64 : from;
 		goto out;
 	}
 	/* the zeros after the tail end any character left open */
 	keep = ~0ull >> (64 - rest);
 	in = _mm512_maskz_loadu_epi8(keep, s + i);
-	if (check64(&t, in, prev))
+	if (ascii(in) ? ends_open(&t, prev) : check64(&t, in, prev))
 		goto out;
 	if (chars)
 		count += __builtin_popcountll(starts(in) & keep);
