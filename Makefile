@@ -31,7 +31,8 @@ TESTS		:= test_api test_vectors test_random test_exhaustive
 
 WARN		:= -Wall -Wextra -Wno-missing-field-initializers -Werror
 # What the kernel's compiler_types.h gives the core in the module.
-INLINE		:= -D'__always_inline=__attribute__((__always_inline__)) inline'
+INLINE		:= -D'__always_inline=__attribute__((__always_inline__)) inline' \
+		   -D'noinline=__attribute__((__noinline__))'
 HOST_CFLAGS	:= -O2 -g $(WARN) $(INLINE)
 
 # x86-64 kernel code generation, as Kbuild uses it: no FPU/SIMD registers,

@@ -213,31 +213,21 @@ static size_t lane_start(const u8 *s, size_t i)
 }
 
 /*
- * How much of @s is valid, as a character boundary: @len if all of it,
- * otherwise a boundary before the first error (or before an incomplete
- * tail) where the exact path takes over. Unless @chars is NULL,
- * *@chars receives the number of characters, meaningful only when the
- * return value is @len.
- *
- * Long buffers are cut into DFA_LANES lanes at lead bytes. Valid UTF-8
- * starts a character at every lead byte, so the whole is valid exactly
- * when every lane is. The lanes advance in lockstep so that their
- * dependency chains overlap; when one fails, the lanes before it finish
- * alone, because the first error may still lie in one of them.
+ * dfa_prefix() on a buffer of DFA_SPLIT_MIN bytes or more, cut into
+ * DFA_LANES lanes at lead bytes. Valid UTF-8 starts a character at every
+ * lead byte, so the whole is valid exactly when every lane is. The lanes
+ * advance in lockstep so that their dependency chains overlap; when one
+ * fails, the lanes before it finish alone, because the first error may
+ * still lie in one of them.
  */
-static __always_inline size_t dfa_prefix(const u64 *tbl, const u8 *s,
-					 size_t len, u64 *chars)
+static __always_inline size_t dfa_lanes(const u64 *tbl, const u8 *s,
+					size_t len, u64 *chars)
 {
 	size_t bound[DFA_LANES + 1], span, off, k, checked = 0, done = len;
 	u64 count = 0, *cnt = chars ? &count : NULL;
 	u64 st[DFA_LANES], s0, s1, s2, s3;
 	const u8 *p0, *p1, *p2, *p3;
 	bool failed = false;
-
-	if (len < DFA_SPLIT_MIN) {
-		done = dfa_lane(tbl, s, 0, 0, len, S_ACC, cnt);
-		goto out;
-	}
 
 	bound[0] = 0;
 	for (k = 1; k < DFA_LANES; k++)
@@ -294,10 +284,40 @@ static __always_inline size_t dfa_prefix(const u64 *tbl, const u8 *s,
 		if (done != bound[k + 1])
 			break;
 	}
-out:
 	if (chars)
 		*chars = count;
 	return done;
+}
+
+/* Out of line, so that short inputs do not pay for the lanes' registers. */
+static noinline size_t dfa_lanes_counting(const u64 *tbl, const u8 *s,
+					  size_t len, u64 *chars)
+{
+	return dfa_lanes(tbl, s, len, chars);
+}
+
+static noinline size_t dfa_lanes_checking(const u64 *tbl, const u8 *s,
+					  size_t len)
+{
+	return dfa_lanes(tbl, s, len, NULL);
+}
+
+/*
+ * How much of @s is valid, as a character boundary: @len if all of it,
+ * otherwise a boundary before the first error (or before an incomplete
+ * tail) where the exact path takes over. Unless @chars is NULL,
+ * *@chars receives the number of characters, meaningful only when the
+ * return value is @len.
+ */
+static __always_inline size_t dfa_prefix(const u64 *tbl, const u8 *s,
+					 size_t len, u64 *chars)
+{
+	if (len >= DFA_SPLIT_MIN)
+		return chars ? dfa_lanes_counting(tbl, s, len, chars) :
+			       dfa_lanes_checking(tbl, s, len);
+	if (chars)
+		*chars = 0;
+	return dfa_lane(tbl, s, 0, 0, len, S_ACC, chars);
 }
 
 /*
@@ -309,6 +329,7 @@ out:
  */
 #ifdef UTF8VAL_SIMD
 #define SIMD_SECTION	(16 * 1024)
+#define SIMD_ASCII_FIRST 256	/* below: ASCII words before vectors */
 
 struct simd_impl {
 	utf8val_blocks_fn blocks;
@@ -317,7 +338,7 @@ struct simd_impl {
 
 static const struct simd_impl simd_impls[NR_UTF8VAL_PATHS] = {
 	[UTF8VAL_PATH_AVX2] = { utf8val_avx2_blocks, 96 },
-	[UTF8VAL_PATH_AVX512] = { utf8val_avx512_blocks, 1 },
+	[UTF8VAL_PATH_AVX512] = { utf8val_avx512_blocks, 16 },
 };
 
 /* Read once per call, atomically: utf8val.simd= may change it any time. */
@@ -420,6 +441,36 @@ enum utf8val_path utf8val_simd_path(void)
 UTF8VAL_EXPORT_FOR_TESTS(utf8val_simd_select);
 UTF8VAL_EXPORT_FOR_TESTS(utf8val_path_name);
 
+/* Whole ASCII words at @s that need no per-byte look. */
+static size_t ascii_words(const u8 *s, size_t len, bool reject_nul)
+{
+	size_t i = 0;
+
+	while (len - i >= 8) {
+		u64 w = load64(s + i);
+
+		if (w & HIGH_BITS)
+			break;
+		if (reject_nul && ((w - LOW_BITS) & ~w & HIGH_BITS))
+			break;
+		i += 8;
+	}
+	return i;
+}
+
+/* The ASCII words at the start of @s, 16 bytes a step, then 8. */
+static __always_inline size_t ascii_prefix(const u8 *s, size_t len)
+{
+	size_t i = 0;
+
+	while (len - i >= 16 &&
+	       !((load64(s + i) | load64(s + i + 8)) & HIGH_BITS))
+		i += 16;
+	if (len - i >= 8 && !(load64(s + i) & HIGH_BITS))
+		i += 8;
+	return i;
+}
+
 /* The valid prefix as dfa_prefix() gives it, by the fastest path. */
 static __always_inline size_t fast_prefix(const u64 *tbl, const u8 *s,
 					  size_t len, u64 *chars)
@@ -432,9 +483,14 @@ static __always_inline size_t fast_prefix(const u64 *tbl, const u8 *s,
 		const struct simd_impl *impl = __atomic_load_n(&simd_impl,
 							       __ATOMIC_RELAXED);
 
-		if (impl && len >= impl->min_len && utf8val_simd_usable())
-			n = simd_prefix(impl->blocks, s, len,
-					chars ? &simd_chars : NULL);
+		/* Short input: its ASCII words cost less than vector set-up. */
+		if (impl && len < SIMD_ASCII_FIRST) {
+			n = ascii_prefix(s, len);
+			simd_chars = n;
+		}
+		if (impl && len - n >= impl->min_len && utf8val_simd_usable())
+			n += simd_prefix(impl->blocks, s + n, len - n,
+					 chars ? &simd_chars : NULL);
 	}
 #endif
 	if (n < len)	/* only an error or a short input is left */
@@ -512,23 +568,6 @@ static enum utf8val_error policy_error(u32 cp, u64 at, unsigned int flags)
 	if ((flags & UTF8VAL_REJECT_BOM) && cp == 0xfeff && !at)
 		return UTF8VAL_EBOM;
 	return UTF8VAL_OK;
-}
-
-/* Whole ASCII words at @s that need no per-byte look. */
-static size_t ascii_words(const u8 *s, size_t len, bool reject_nul)
-{
-	size_t i = 0;
-
-	while (len - i >= 8) {
-		u64 w = load64(s + i);
-
-		if (w & HIGH_BITS)
-			break;
-		if (reject_nul && ((w - LOW_BITS) & ~w & HIGH_BITS))
-			break;
-		i += 8;
-	}
-	return i;
 }
 
 static void set_error(struct utf8val_stream *st, u64 at,

@@ -34,9 +34,12 @@ typedef unsigned long long u64;	/* the kernel's u64 on every architecture */
 
 #define UTF8VAL_EXPORT(sym)		UTF8VAL_EXPORT_NONE(sym)
 #define UTF8VAL_EXPORT_FOR_TESTS(sym)	UTF8VAL_EXPORT_NONE(sym)
-/* The Makefile defines the real attribute; other builds get plain inline. */
+/* The Makefile defines the real attributes; other builds get hints. */
 #ifndef __always_inline
 #define __always_inline	inline
+#endif
+#ifndef noinline
+#define noinline
 #endif
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
