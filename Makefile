@@ -145,11 +145,12 @@ $(BUILD)/bench/bench: bench/bench.c bench/peers.h $(BUILD)/bench/peers.o $(BENCH
 		$(BENCH_OBJS) -lsimdjson \
 		$(shell pkg-config --libs $(BENCH_PKGS)) -lstdc++
 
-$(BUILD)/bench/fpu_cost: bench/fpu_cost.c $(BENCH_OBJS)
+$(BUILD)/bench/fpu_cost $(BUILD)/bench/icount: $(BUILD)/bench/%: bench/%.c $(BENCH_OBJS)
 	$(CC) -O2 -g $(WARN) -I. -o $@ $< $(BENCH_OBJS)
 
-bench: $(BUILD)/bench/bench $(BUILD)/bench/fpu_cost
-	scripts/run-bench $(BUILD)/bench/bench $(BUILD)/bench/fpu_cost
+BENCH_BINS	:= $(addprefix $(BUILD)/bench/,bench icount fpu_cost)
+bench: $(BENCH_BINS)
+	scripts/run-bench $(BENCH_BINS)
 
 # --- fuzzing ---------------------------------------------------------------
 FUZZ_SAN	:= -fsanitize=address,undefined -fno-sanitize-recover=all

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Instructions per byte of utf8val_check() on every path, counted on the
+ * CPU itself: a child process runs one call while its parent single-steps
+ * it with ptrace(PTRACE_SINGLESTEP), one trap per instruction retired.
+ * Valgrind cannot run AVX-512, so this is how that path is counted; the
+ * AVX2 and scalar rows check the method against callgrind's table.
+ *
+ * The count between the two stops includes a little of raise(); the
+ * difference between a call on the whole buffer and one on its first half
+ * cancels that, and gives the cost per byte of the second half.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "utf8val.h"
+#include "utf8val_simd.h"
+
+/* as callgrind's cells: each step costs a few microseconds */
+#define TEXT_LEN	(256u << 10)
+
+/* Instructions the child executes from its first stop to its second. */
+static long long steps(int path, const u8 *text, size_t len)
+{
+	long long n = 0;
+	pid_t pid;
+	int st;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		volatile bool ok;
+
+		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
+		utf8val_simd_select(path);
+		raise(SIGSTOP);
+		ok = utf8val_check(text, len);
+		raise(SIGSTOP);
+		_exit(ok ? 0 : 1);
+	}
+	if (waitpid(pid, &st, 0) != pid || !WIFSTOPPED(st))
+		return -1;
+	for (;;) {
+		if (ptrace(PTRACE_SINGLESTEP, pid, NULL, NULL) ||
+		    waitpid(pid, &st, 0) != pid || !WIFSTOPPED(st)) {
+			n = -1;
+			break;
+		}
+		if (WSTOPSIG(st) != SIGTRAP)
+			break;		/* the second raise(SIGSTOP) */
+		n++;
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	return n;
+}
+
+/* Random characters, each 1 to 4 bytes long with equal odds. */
+static size_t random_text(u8 *t, size_t len, bool ascii)
+{
+	static const u32 first[] = { 0x20, 0x80, 0x800, 0x10000 };
+	static const u32 count[] = { 0x5f, 0x780, 0xd000, 0x100000 };
+	u64 x = 0x1c0de;
+	size_t n = 0;
+
+	while (n + 4 <= len) {
+		u32 k;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		k = ascii ? 0 : x % 4;
+		n += utf8val_encode(first[k] + (x >> 8) % count[k], 0, t + n);
+	}
+	return n;
+}
+
+int main(void)
+{
+	static u8 text[TEXT_LEN];
+
+	printf("%-10s %-8s %12s %12s %14s\n", "text", "path", "steps(all)",
+	       "steps(half)", "instr/byte");
+	for (int a = 0; a <= 1; a++) {
+		size_t len = random_text(text, TEXT_LEN, a), half = len / 2;
+
+		while ((text[half] & 0xc0) == 0x80)
+			half++;
+		for (int p = 0; p < NR_UTF8VAL_PATHS; p++) {
+			long long all, first;
+
+			if ((int)utf8val_simd_select(p) != p)
+				continue;
+			all = steps(p, text, len);
+			first = steps(p, text, half);
+			if (all < 0 || first < 0) {
+				printf("# ptrace single-stepping is not allowed here\n");
+				return 0;
+			}
+			printf("%-10s %-8s %12lld %12lld %14.3f\n",
+			       a ? "ascii" : "random-1-4", utf8val_path_name(p),
+			       all, first, (double)(all - first) / (len - half));
+		}
+	}
+	utf8val_simd_select(-1);
+	return 0;
+}
