@@ -356,7 +356,9 @@ const char *utf8val_path_name(enum utf8val_path path)
 	return path < NR_UTF8VAL_PATHS ? path_names[path] : "unknown";
 }
 
-/* The paths this CPU has, one bit each; CPUID traps in a VM, so ask once. */
+/* The paths this CPU has, a bit each; CPUID traps in a VM, so ask once. */
+#define CPU_ZMM_SLOW	0x80000000u	/* AVX-512 costs the core its clock */
+
 static unsigned int cpu_paths(void)
 {
 	static unsigned int paths;
@@ -364,7 +366,8 @@ static unsigned int cpu_paths(void)
 	if (!paths)
 		paths = 1u << UTF8VAL_PATH_SCALAR |
 			utf8val_cpu_has_avx2() << UTF8VAL_PATH_AVX2 |
-			utf8val_cpu_has_avx512() << UTF8VAL_PATH_AVX512;
+			utf8val_cpu_has_avx512() << UTF8VAL_PATH_AVX512 |
+			(utf8val_cpu_zmm_slow() ? CPU_ZMM_SLOW : 0);
 	return paths;
 }
 
@@ -373,9 +376,12 @@ enum utf8val_path utf8val_simd_select(int path)
 	unsigned int has = cpu_paths();
 
 	/* "auto": the last path the CPU has, in the enum's order */
-	if (path < 0 || path >= NR_UTF8VAL_PATHS)
+	if (path < 0 || path >= NR_UTF8VAL_PATHS) {
 		for (path = NR_UTF8VAL_PATHS - 1; !(has & 1u << path); path--)
 			;
+		if (path == UTF8VAL_PATH_AVX512 && (has & CPU_ZMM_SLOW))
+			path = UTF8VAL_PATH_AVX2;
+	}
 	if (!(has & 1u << path))
 		path = UTF8VAL_PATH_SCALAR;
 	simd_path = path;

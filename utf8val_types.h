@@ -54,6 +54,27 @@ typedef unsigned long long u64;	/* the kernel's u64 on every architecture */
  */
 #if defined(__x86_64__) && !defined(UTF8VAL_NO_SIMD)
 #define UTF8VAL_SIMD 1
+
+/*
+ * Intel family 6 models where 512-bit registers lower the core's clock
+ * (Skylake-X, Ice Lake, Tiger Lake): "auto" takes AVX2 there. The same
+ * list as the kernel's AES-XTS code (zmm_exclusion_list in
+ * arch/x86/crypto/aesni-intel_glue.c), as raw numbers because the names
+ * of asm/intel-family.h changed between 6.1 and 6.12.
+ */
+static inline bool utf8val_zmm_slow_model(unsigned int model)
+{
+	static const u8 models[] = {
+		0x55, 0x6a, 0x6c, 0x7d, 0x7e, 0x9d, 0x8c, 0x8d,
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(models); i++)
+		if (model == models[i])
+			return true;
+	return false;
+}
+
 #if defined(__KERNEL__) && defined(CONFIG_UML)
 /* UML: a host process, whose kernel_fpu_begin() has nothing to save */
 #include <asm/cpufeature.h>
@@ -72,6 +93,8 @@ static inline bool utf8val_cpu_has_avx512(void)
 	       boot_cpu_has(X86_FEATURE_POPCNT);
 }
 
+/* UML knows the host CPU's features, not its model */
+#define utf8val_cpu_zmm_slow()	false
 #define utf8val_simd_usable()	irq_fpu_usable()
 #define utf8val_simd_begin()	kernel_fpu_begin()
 #define utf8val_simd_end()	kernel_fpu_end()
@@ -95,6 +118,13 @@ static inline bool utf8val_cpu_has_avx512(void)
 	       boot_cpu_has(X86_FEATURE_POPCNT) &&
 	       cpu_has_xfeatures(XFEATURE_MASK_SSE | XFEATURE_MASK_YMM |
 				 XFEATURE_MASK_AVX512, NULL);
+}
+
+static inline bool utf8val_cpu_zmm_slow(void)
+{
+	return boot_cpu_data.x86_vendor == X86_VENDOR_INTEL &&
+	       boot_cpu_data.x86 == 6 &&
+	       utf8val_zmm_slow_model(boot_cpu_data.x86_model);
 }
 
 #define utf8val_simd_usable()	may_use_simd()
@@ -138,6 +168,20 @@ static inline bool utf8val_cpu_has_avx512(void)
 
 	return (utf8val_xcr0() & XCR0_AVX512) == XCR0_AVX512 &&
 	       (utf8val_cpuid7_ebx() & f_bw) == f_bw;
+}
+
+static inline bool utf8val_cpu_zmm_slow(void)
+{
+	unsigned int a, b, c, d, family, model;
+
+	/* "GenuineIntel" */
+	if (!__get_cpuid(0, &a, &b, &c, &d) || b != 0x756e6547 ||
+	    d != 0x49656e69 || c != 0x6c65746e)
+		return false;
+	__get_cpuid(1, &a, &b, &c, &d);
+	family = (a >> 8) & 0xf;
+	model = ((a >> 4) & 0xf) | ((a >> 12) & 0xf0);
+	return family == 6 && utf8val_zmm_slow_model(model);
 }
 
 #define utf8val_simd_usable()	true
