@@ -484,6 +484,12 @@ static __always_inline size_t fast_prefix(const u64 *tbl, const u8 *s,
 	u64 simd_chars = 0, dfa_chars = 0;
 	size_t n = 0;
 
+	/* 8 to 16 bytes of ASCII, the commonest short input: two words */
+	if (len - 8 <= 8 && !((load64(s) | load64(s + len - 8)) & HIGH_BITS)) {
+		if (chars)
+			*chars = len;
+		return len;
+	}
 #ifdef UTF8VAL_SIMD
 	if (tbl == dfa_strict && len >= UTF8VAL_SIMD_MIN_LEN) {
 		const struct simd_impl *impl = __atomic_load_n(&simd_impl,
