@@ -75,50 +75,26 @@ static inline bool utf8val_zmm_slow_model(unsigned int model)
 	return false;
 }
 
-#if defined(__KERNEL__) && defined(CONFIG_UML)
-/* UML: a host process, whose kernel_fpu_begin() has nothing to save */
+#ifdef __KERNEL__
 #include <asm/cpufeature.h>
 #include <asm/fpu/api.h>
-
-static inline bool utf8val_cpu_has_avx2(void)
+#ifdef CONFIG_UML
+/*
+ * UML: a host process, whose kernel_fpu_begin() has nothing to save. It
+ * knows the host CPU's features, not the host's saved state or CPU model.
+ */
+static inline bool utf8val_os_saves(u64 xfeatures)
 {
-	return boot_cpu_has(X86_FEATURE_AVX2) &&
-	       boot_cpu_has(X86_FEATURE_POPCNT);
+	return true;
 }
 
-static inline bool utf8val_cpu_has_avx512(void)
-{
-	return boot_cpu_has(X86_FEATURE_AVX512F) &&
-	       boot_cpu_has(X86_FEATURE_AVX512BW) &&
-	       boot_cpu_has(X86_FEATURE_POPCNT);
-}
-
-/* UML knows the host CPU's features, not its model */
-#define utf8val_cpu_zmm_slow()	false
-#define utf8val_simd_usable()	irq_fpu_usable()
-#define utf8val_simd_begin()	kernel_fpu_begin()
-#define utf8val_simd_end()	kernel_fpu_end()
-#define UTF8VAL_SIMD_MIN_LEN	4096	/* bench/fpu_cost.c measures why */
-#elif defined(__KERNEL__)
-#include <asm/cpufeature.h>
-#include <asm/fpu/api.h>
+#define utf8val_cpu_zmm_slow()		false
+#define utf8val_simd_usable()		irq_fpu_usable()
+#else
 #include <asm/simd.h>
 
-static inline bool utf8val_cpu_has_avx2(void)
-{
-	return boot_cpu_has(X86_FEATURE_AVX2) &&
-	       boot_cpu_has(X86_FEATURE_POPCNT) &&
-	       cpu_has_xfeatures(XFEATURE_MASK_SSE | XFEATURE_MASK_YMM, NULL);
-}
-
-static inline bool utf8val_cpu_has_avx512(void)
-{
-	return boot_cpu_has(X86_FEATURE_AVX512F) &&
-	       boot_cpu_has(X86_FEATURE_AVX512BW) &&
-	       boot_cpu_has(X86_FEATURE_POPCNT) &&
-	       cpu_has_xfeatures(XFEATURE_MASK_SSE | XFEATURE_MASK_YMM |
-				 XFEATURE_MASK_AVX512, NULL);
-}
+#define utf8val_os_saves(xfeatures)	cpu_has_xfeatures(xfeatures, NULL)
+#define utf8val_simd_usable()		may_use_simd()
 
 static inline bool utf8val_cpu_zmm_slow(void)
 {
@@ -126,8 +102,24 @@ static inline bool utf8val_cpu_zmm_slow(void)
 	       boot_cpu_data.x86 == 6 &&
 	       utf8val_zmm_slow_model(boot_cpu_data.x86_model);
 }
+#endif
 
-#define utf8val_simd_usable()	may_use_simd()
+static inline bool utf8val_cpu_has_avx2(void)
+{
+	return boot_cpu_has(X86_FEATURE_AVX2) &&
+	       boot_cpu_has(X86_FEATURE_POPCNT) &&
+	       utf8val_os_saves(XFEATURE_MASK_SSE | XFEATURE_MASK_YMM);
+}
+
+static inline bool utf8val_cpu_has_avx512(void)
+{
+	return boot_cpu_has(X86_FEATURE_AVX512F) &&
+	       boot_cpu_has(X86_FEATURE_AVX512BW) &&
+	       boot_cpu_has(X86_FEATURE_POPCNT) &&
+	       utf8val_os_saves(XFEATURE_MASK_SSE | XFEATURE_MASK_YMM |
+				XFEATURE_MASK_AVX512);
+}
+
 #define utf8val_simd_begin()	kernel_fpu_begin()
 #define utf8val_simd_end()	kernel_fpu_end()
 #define UTF8VAL_SIMD_MIN_LEN	4096	/* bench/fpu_cost.c measures why */
