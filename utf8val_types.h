@@ -81,19 +81,22 @@ static inline bool utf8val_zmm_slow_model(unsigned int model)
 #ifdef CONFIG_UML
 /*
  * UML: a host process, whose kernel_fpu_begin() has nothing to save. It
- * knows the host CPU's features, not the host's saved state or CPU model.
+ * knows the host CPU's features, not the host's saved state (nor the
+ * XFEATURE_MASK_* names) or CPU model.
  */
-static inline bool utf8val_os_saves(u64 xfeatures)
-{
-	return true;
-}
-
+#define utf8val_os_saves_ymm()		true
+#define utf8val_os_saves_zmm()		true
 #define utf8val_cpu_zmm_slow()		false
 #define utf8val_simd_usable()		irq_fpu_usable()
 #else
 #include <asm/simd.h>
 
-#define utf8val_os_saves(xfeatures)	cpu_has_xfeatures(xfeatures, NULL)
+/* the OS saves the SSE and AVX state; and the AVX-512 state too */
+#define utf8val_os_saves_ymm()	\
+	cpu_has_xfeatures(XFEATURE_MASK_SSE | XFEATURE_MASK_YMM, NULL)
+#define utf8val_os_saves_zmm()	\
+	cpu_has_xfeatures(XFEATURE_MASK_SSE | XFEATURE_MASK_YMM | \
+			  XFEATURE_MASK_AVX512, NULL)
 #define utf8val_simd_usable()		may_use_simd()
 
 static inline bool utf8val_cpu_zmm_slow(void)
@@ -108,7 +111,7 @@ static inline bool utf8val_cpu_has_avx2(void)
 {
 	return boot_cpu_has(X86_FEATURE_AVX2) &&
 	       boot_cpu_has(X86_FEATURE_POPCNT) &&
-	       utf8val_os_saves(XFEATURE_MASK_SSE | XFEATURE_MASK_YMM);
+	       utf8val_os_saves_ymm();
 }
 
 static inline bool utf8val_cpu_has_avx512(void)
@@ -116,8 +119,7 @@ static inline bool utf8val_cpu_has_avx512(void)
 	return boot_cpu_has(X86_FEATURE_AVX512F) &&
 	       boot_cpu_has(X86_FEATURE_AVX512BW) &&
 	       boot_cpu_has(X86_FEATURE_POPCNT) &&
-	       utf8val_os_saves(XFEATURE_MASK_SSE | XFEATURE_MASK_YMM |
-				XFEATURE_MASK_AVX512);
+	       utf8val_os_saves_zmm();
 }
 
 #define utf8val_simd_begin()	kernel_fpu_begin()
