@@ -2,7 +2,9 @@
 /*
  * Throughput of utf8val beside its peers, in one run, on the same buffers.
  *
- *   bench [--rounds N]     GB/s table, best of N interleaved rounds
+ *   bench [--rounds N] [--size S]
+ *                          GB/s table, best of N interleaved rounds, of
+ *                          every size or only of S bytes
  *   bench --callgrind      one pass per cell between callgrind dumps, for
  *                          scripts/run-bench to turn into instructions/byte
  *
@@ -202,12 +204,15 @@ int main(int argc, char **argv)
 	size_t ndata = 0;
 	int rounds = 9;
 	bool callgrind = false;
+	size_t only_size = 0;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--callgrind"))
 			callgrind = true;
 		else if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
 			rounds = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--size") && i + 1 < argc)
+			only_size = strtoul(argv[++i], NULL, 0);
 	}
 	impls[6].fn = peer_simdjson("fallback");
 	impls[7].fn = peer_simdjson("haswell");
@@ -248,6 +253,10 @@ int main(int argc, char **argv)
 						       &count, &bytes);
 			double best[NIMPLS];
 
+			if (only_size && sizes[si] != only_size) {
+				free(pool);
+				continue;
+			}
 			for (size_t k = 0; k < NIMPLS; k++)
 				best[k] = 1e30;
 			if (callgrind) {
