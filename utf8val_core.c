@@ -329,16 +329,17 @@ static __always_inline size_t dfa_prefix(const u64 *tbl, const u8 *s,
  */
 #ifdef UTF8VAL_SIMD
 #define SIMD_SECTION	(16 * 1024)
-#define SIMD_ASCII_FIRST 256	/* below: ASCII words before vectors */
 
 struct simd_impl {
 	utf8val_blocks_fn blocks;
 	size_t min_len;		/* below it, the DFA alone is faster */
+	size_t ascii_first;	/* below it, ASCII words before vectors */
 };
 
+/* AVX-512 skips leading ASCII before it sets up its tables: no words. */
 static const struct simd_impl simd_impls[NR_UTF8VAL_PATHS] = {
-	[UTF8VAL_PATH_AVX2] = { utf8val_avx2_blocks, 96 },
-	[UTF8VAL_PATH_AVX512] = { utf8val_avx512_blocks, 16 },
+	[UTF8VAL_PATH_AVX2] = { utf8val_avx2_blocks, 96, 256 },
+	[UTF8VAL_PATH_AVX512] = { utf8val_avx512_blocks, 16, 0 },
 };
 
 /* Read once per call, atomically: utf8val.simd= may change it any time. */
@@ -403,8 +404,22 @@ __attribute__((constructor)) static void simd_select_best(void)
 }
 #endif
 
-static size_t simd_prefix(utf8val_blocks_fn blocks, const u8 *s, size_t len,
-			  u64 *chars)
+/*
+ * The vector code stopped at @at, where *@chars ends: the DFA takes over
+ * from the start of the character there.
+ */
+static size_t simd_stopped(const u8 *s, size_t at, u64 *chars)
+{
+	size_t done = rewind_to_boundary(s, 0, at);
+
+	if (chars)
+		*chars -= utf8val_count(s + done, at - done);
+	return done;
+}
+
+/* Inputs longer than a section: one FPU section per SIMD_SECTION bytes. */
+static noinline size_t simd_sections(utf8val_blocks_fn blocks, const u8 *s,
+				     size_t len, u64 *chars)
 {
 	size_t done = 0, to, at = 0;
 
@@ -419,11 +434,21 @@ static size_t simd_prefix(utf8val_blocks_fn blocks, const u8 *s, size_t len,
 			break;
 		done = at;
 	}
-	/* *chars covers [0, at); the DFA takes over from a boundary */
-	done = rewind_to_boundary(s, 0, at);
-	if (chars)
-		*chars -= utf8val_count(s + done, at - done);
-	return done;
+	return simd_stopped(s, at, chars);
+}
+
+/* The valid prefix the vector code finds; the common short case inline. */
+static __always_inline size_t simd_prefix(utf8val_blocks_fn blocks,
+					  const u8 *s, size_t len, u64 *chars)
+{
+	size_t at;
+
+	if (len > SIMD_SECTION)
+		return simd_sections(blocks, s, len, chars);
+	utf8val_simd_begin();
+	at = blocks(s, 0, len, true, chars);
+	utf8val_simd_end();
+	return at == len ? len : simd_stopped(s, at, chars);
 }
 #else
 const char *utf8val_path_name(enum utf8val_path path)
@@ -496,7 +521,7 @@ static __always_inline size_t fast_prefix(const u64 *tbl, const u8 *s,
 							       __ATOMIC_RELAXED);
 
 		/* Short input: its ASCII words cost less than vector set-up. */
-		if (impl && len < SIMD_ASCII_FIRST) {
+		if (impl && len < impl->ascii_first) {
 			n = ascii_prefix(s, len);
 			simd_chars = n;
 		}
