@@ -98,6 +98,45 @@ static inline bool ascii256(const u8 *p)
 	return ascii(_mm512_or_si512(a, load64(p + 192)));
 }
 
+/* The mask of a tail of @rest bytes, 1 to 63 */
+static inline __mmask64 tail_bytes(size_t rest)
+{
+	return ~0ull >> (64 - rest);
+}
+
+/* The tail shorter than a block, read as if zeros followed it. */
+static inline __m512i load_tail(const u8 *p, size_t rest)
+{
+	return _mm512_maskz_loadu_epi8(tail_bytes(rest), p);
+}
+
+/* Past the whole ASCII blocks from @i: 256, then 128, then 64 bytes. */
+static inline size_t ascii_blocks(const u8 *s, size_t i, size_t to)
+{
+	while (to - i >= 256 && ascii256(s + i))
+		i += 256;
+	while (to - i >= 128 &&
+	       ascii(_mm512_or_si512(load64(s + i), load64(s + i + 64))))
+		i += 128;
+	if (to - i >= 64 && ascii(load64(s + i)))
+		i += 64;
+	return i;
+}
+
+/*
+ * The ASCII at the start of @s: its whole blocks, and the tail too if it
+ * ends the input. This needs none of the tables, whose set-up would be
+ * most of the time of a short ASCII input.
+ */
+static inline size_t leading_ascii(const u8 *s, size_t to, bool end)
+{
+	size_t i = ascii_blocks(s, 0, to);
+
+	if (end && to - i < 64 && (i == to || ascii(load_tail(s + i, to - i))))
+		return to;
+	return i;
+}
+
 static __always_inline size_t blocks(const u8 *s, size_t from, size_t to,
 				     bool end, u64 *chars)
 {
@@ -115,11 +154,17 @@ static __always_inline size_t blocks(const u8 *s, size_t from, size_t to,
 		.tail_max = load64((const u8 *)tail_max),
 	};
 	__m512i prev = _mm512_setzero_si512(), in;
-	u64 count = 0, keep;
+	u64 count = 0;
 	size_t i = from, rest;
 
-	if (from >= 64)
+	if (from >= 64) {
 		prev = load64(s + from - 64);
+	} else {
+		i = leading_ascii(s, to, end);
+		count = i;
+		if (i == to)
+			goto out;
+	}
 	while (to - i >= 64) {
 		in = load64(s + i);
 		if (ascii(in)) {
@@ -128,13 +173,7 @@ static __always_inline size_t blocks(const u8 *s, size_t from, size_t to,
 			/* ASCII: wrong only after an open character */
 			if (ends_open(&t, prev))
 				goto out;
-			i += 64;
-			while (to - i >= 256 && ascii256(s + i))
-				i += 256;
-			while (to - i >= 128 &&
-			       ascii(_mm512_or_si512(load64(s + i),
-						     load64(s + i + 64))))
-				i += 128;
+			i = ascii_blocks(s, i + 64, to);
 			count += i - run;
 			/* ASCII before the next block, as good as none */
 			prev = _mm512_setzero_si512();
@@ -157,12 +196,11 @@ static __always_inline size_t blocks(const u8 *s, size_t from, size_t to,
 		goto out;
 	}
 	/* the zeros after the tail end any character left open */
-	keep = ~0ull >> (64 - rest);
-	in = _mm512_maskz_loadu_epi8(keep, s + i);
+	in = load_tail(s + i, rest);
 	if (ascii(in) ? ends_open(&t, prev) : check64(&t, in, prev))
 		goto out;
 	if (chars)
-		count += __builtin_popcountll(starts(in) & keep);
+		count += __builtin_popcountll(starts(in) & tail_bytes(rest));
 	i = to;
 out:
 	if (chars)
