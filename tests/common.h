@@ -30,15 +30,16 @@ static inline u64 rng_below(struct rng *r, u64 n)
 #define CMP_DECODE		0x8	/* utf8val_decode() of the first char */
 #define CMP_ALL			0xf
 
-/*
- * Compare the core with ref_validate() on one input: validate (with and
- * without a result), check (strict only), the stream API as @what asks,
- * and decode. Prints a diagnostic for the first few mismatches.
- */
 /* Every compare_all() input up to this length also ends at a guard page. */
 #define GUARDED_MAX	(256u << 10)
 const u8 *guarded_copy(const u8 *buf, size_t len, bool at_end);
 
+/*
+ * Compare the core with ref_validate() on one input, on every path the
+ * CPU has: validate (with and without a result), check (strict only),
+ * both again against guard pages, the stream API as @what asks, and
+ * decode. Prints a diagnostic for the first few mismatches.
+ */
 bool compare_all(const u8 *buf, size_t len, unsigned int flags,
 		 unsigned int what, struct rng *rng);
 /* Mismatches reported so far (diagnostics stop after a few). */
