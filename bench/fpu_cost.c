@@ -13,8 +13,7 @@
  * Both skip components in their initial state, so the cost depends on
  * what the task used: live AVX-512 state is the worst case, SSE/AVX only
  * the common one. A later section in the same call pays only LDMXCSR.
- * (Qemu's
- * TCG and UML time none of this: TCG emulates, UML saves nothing.)
+ * (Qemu's TCG and UML time none of this: TCG emulates, UML saves nothing.)
  *
  * The break-even is the shortest length where scalar time exceeds vector
  * time plus that cost, on ASCII and on random 1- to 4-byte text, for
