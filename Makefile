@@ -110,6 +110,18 @@ $(BUILD)/header_check: tests/header_check.c $(CORE_HDR) $(BUILD)/libutf8val.a
 	$(CC) -std=c99 -pedantic $(WARN) -I. -o $@ $< $(BUILD)/libutf8val.a
 test-build: $(BUILD)/header_check
 
+# The device's traffic under the module's vector threshold, the vector
+# entry points wrapped so that the test counts their calls.
+KCHUNK_WRAP	:= $(VEC:%=-Wl,--wrap=utf8val_%_blocks)
+$(BUILD)/kchunks/utf8val_core.o: $(CORE_SRC) $(CORE_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -DUTF8VAL_SIMD_MIN_LEN=4096 -c $< -o $@
+$(eval $(call vec_rules,kchunks,$(HOST_CFLAGS)))
+KCHUNK_OBJS	:= $(BUILD)/kchunks/utf8val_core.o $(VEC:%=$(BUILD)/kchunks/utf8val_%.o)
+$(BUILD)/kchunks/test_kernel_chunks: tests/test_kernel_chunks.c $(TEST_COMMON) $(TEST_HDR) $(KCHUNK_OBJS)
+	$(CC) $(HOST_CFLAGS) -I. -o $@ $< $(TEST_COMMON) $(KCHUNK_OBJS) $(KCHUNK_WRAP)
+test-build: $(BUILD)/kchunks/test_kernel_chunks
+
 test: test-build freestanding cli
 	scripts/run-host-tests $(BUILD) $(VARIANTS)
 

@@ -342,8 +342,10 @@ static const struct simd_impl simd_impls[NR_UTF8VAL_PATHS] = {
 	[UTF8VAL_PATH_AVX512] = { utf8val_avx512_blocks, 16, 0 },
 };
 
-/* Read once per call, atomically: utf8val.simd= may change it any time. */
-static const struct simd_impl *simd_impl;
+/*
+ * The one word that says which path runs, read once per call:
+ * utf8val.simd= may change it at any time, and every value is whole.
+ */
 static enum utf8val_path simd_path;
 
 static const char *const path_names[NR_UTF8VAL_PATHS] = {
@@ -385,15 +387,13 @@ enum utf8val_path utf8val_simd_select(int path)
 	}
 	if (!(has & 1u << path))
 		path = UTF8VAL_PATH_SCALAR;
-	simd_path = path;
-	__atomic_store_n(&simd_impl, path == UTF8VAL_PATH_SCALAR ? NULL :
-			 &simd_impls[path], __ATOMIC_RELAXED);
+	utf8val_write_once(simd_path, (enum utf8val_path)path);
 	return path;
 }
 
 enum utf8val_path utf8val_simd_path(void)
 {
-	return simd_path;
+	return utf8val_read_once(simd_path);
 }
 
 #ifndef __KERNEL__
@@ -502,9 +502,14 @@ static __always_inline size_t ascii_prefix(const u8 *s, size_t len)
 	return i;
 }
 
-/* The valid prefix as dfa_prefix() gives it, by the fastest path. */
+/*
+ * The valid prefix as dfa_prefix() gives it, by the fastest path. @chunk
+ * is the length the caller was handed, which decides whether vector
+ * set-up pays: a stream chunk that first finishes a character left open
+ * by the previous one is still a whole chunk.
+ */
 static __always_inline size_t fast_prefix(const u64 *tbl, const u8 *s,
-					  size_t len, u64 *chars)
+					  size_t len, size_t chunk, u64 *chars)
 {
 	u64 simd_chars = 0, dfa_chars = 0;
 	size_t n = 0;
@@ -516,19 +521,22 @@ static __always_inline size_t fast_prefix(const u64 *tbl, const u8 *s,
 		return len;
 	}
 #ifdef UTF8VAL_SIMD
-	if (tbl == dfa_strict && len >= UTF8VAL_SIMD_MIN_LEN) {
-		const struct simd_impl *impl = __atomic_load_n(&simd_impl,
-							       __ATOMIC_RELAXED);
+	if (tbl == dfa_strict && chunk >= UTF8VAL_SIMD_MIN_LEN) {
+		enum utf8val_path path = utf8val_read_once(simd_path);
+		const struct simd_impl *impl = &simd_impls[path];
 
 		/* Short input: its ASCII words cost less than vector set-up. */
-		if (impl && len < impl->ascii_first) {
+		if (path != UTF8VAL_PATH_SCALAR && len < impl->ascii_first) {
 			n = ascii_prefix(s, len);
 			simd_chars = n;
 		}
-		if (impl && len - n >= impl->min_len && utf8val_simd_usable())
+		if (path != UTF8VAL_PATH_SCALAR && len - n >= impl->min_len &&
+		    utf8val_simd_usable())
 			n += simd_prefix(impl->blocks, s + n, len - n,
 					 chars ? &simd_chars : NULL);
 	}
+#else
+	(void)chunk;	/* no vector path to decide on */
 #endif
 	if (n < len)	/* only an error or a short input is left */
 		n += dfa_prefix(tbl, s + n, len - n, chars ? &dfa_chars : NULL);
@@ -775,6 +783,7 @@ UTF8VAL_EXPORT(utf8val_stream_init);
 /* Feed @len bytes into a stream that has no error yet. */
 static void stream_feed(struct utf8val_stream *st, const u8 *s, size_t len)
 {
+	const u8 *start = s;
 	const u64 *tbl = dfa_table(st->flags);
 	u64 chars;
 	size_t n;
@@ -792,7 +801,7 @@ static void stream_feed(struct utf8val_stream *st, const u8 *s, size_t len)
 		s += n;
 		len -= n;
 	}
-	n = fast_prefix(tbl, s, len, &chars);
+	n = fast_prefix(tbl, s, len, len + (s - start), &chars);
 	st->chars += n == len ? chars : utf8val_count(s, n);
 	st->pos += n;
 	exact_scan(st, s + n, len - n);
@@ -884,7 +893,7 @@ enum utf8val_error utf8val_validate(const void *buf, size_t len,
 	size_t n = 0;
 
 	if (tbl) {
-		n = fast_prefix(tbl, buf, len, &chars);
+		n = fast_prefix(tbl, buf, len, len, &chars);
 		if (n == len) {
 			if (res)
 				*res = (struct utf8val_result){
@@ -917,7 +926,7 @@ UTF8VAL_EXPORT(utf8val_validate);
  */
 bool utf8val_check(const void *buf, size_t len)
 {
-	return fast_prefix(dfa_strict, buf, len, NULL) == len;
+	return fast_prefix(dfa_strict, buf, len, len, NULL) == len;
 }
 
 UTF8VAL_EXPORT(utf8val_check);

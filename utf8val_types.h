@@ -11,9 +11,14 @@
 #define UTF8VAL_EXPORT_NONE(sym)	struct utf8val_export_##sym
 
 #ifdef __KERNEL__
+#include <linux/compiler.h>
 #include <linux/export.h>
 #include <linux/kernel.h>
 #include <linux/types.h>
+
+/* A word other CPUs may change at any time (utf8val.simd=). */
+#define utf8val_read_once(x)		READ_ONCE(x)
+#define utf8val_write_once(x, val)	WRITE_ONCE(x, val)
 
 /* Exported where it is defined, as kernel code does. */
 #define UTF8VAL_EXPORT(sym)	EXPORT_SYMBOL_GPL(sym)
@@ -34,6 +39,8 @@ typedef unsigned long long u64;	/* the kernel's u64 on every architecture */
 
 #define UTF8VAL_EXPORT(sym)		UTF8VAL_EXPORT_NONE(sym)
 #define UTF8VAL_EXPORT_FOR_TESTS(sym)	UTF8VAL_EXPORT_NONE(sym)
+#define utf8val_read_once(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define utf8val_write_once(x, val)	__atomic_store_n(&(x), val, __ATOMIC_RELAXED)
 /* The Makefile defines the real attributes; other builds get hints. */
 #ifndef __always_inline
 #define __always_inline	inline
@@ -89,6 +96,7 @@ static inline bool utf8val_zmm_slow_model(unsigned int model)
 #define utf8val_cpu_zmm_slow()		false
 #define utf8val_simd_usable()		irq_fpu_usable()
 #else
+#include <linux/preempt.h>
 #include <asm/simd.h>
 
 /* the OS saves the SSE and AVX state; and the AVX-512 state too */
@@ -97,7 +105,11 @@ static inline bool utf8val_zmm_slow_model(unsigned int model)
 #define utf8val_os_saves_zmm()	\
 	cpu_has_xfeatures(XFEATURE_MASK_SSE | XFEATURE_MASK_YMM | \
 			  XFEATURE_MASK_AVX512, NULL)
-#define utf8val_simd_usable()		may_use_simd()
+/*
+ * Not in NMI: irq_fpu_usable() warns there (WARN_ON_ONCE(in_nmi()) on 6.1
+ * and 6.12), and the scalar path serves any context.
+ */
+#define utf8val_simd_usable()		(!in_nmi() && may_use_simd())
 
 static inline bool utf8val_cpu_zmm_slow(void)
 {
@@ -181,7 +193,10 @@ static inline bool utf8val_cpu_zmm_slow(void)
 #define utf8val_simd_usable()	true
 #define utf8val_simd_begin()	do { } while (0)
 #define utf8val_simd_end()	do { } while (0)
-#define UTF8VAL_SIMD_MIN_LEN	1	/* each path has its own */
+/* Each path has its own; tests may build with the kernel's instead. */
+#ifndef UTF8VAL_SIMD_MIN_LEN
+#define UTF8VAL_SIMD_MIN_LEN	1
+#endif
 #endif
 #endif
 

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * The device's traffic under the kernel's thresholds: the core built with
+ * the module's UTF8VAL_SIMD_MIN_LEN, fed 4 KiB at a time as write() feeds
+ * it from its bounce page. Every full chunk of strict input must reach the
+ * vector path, also when it starts inside a character that the previous
+ * chunk left open. The linker wraps the vector entry points
+ * (-Wl,--wrap=utf8val_avx2_blocks ...) so that the test counts the calls.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "utf8val.h"
+#include "utf8val_simd.h"
+
+#define CHUNK		4096
+#define TEXT_LEN	(1u << 20)
+
+static unsigned long vector_calls;
+
+#define WRAP(name)							\
+size_t __real_##name(const u8 *s, size_t from, size_t to, bool end,	\
+		     u64 *chars);					\
+size_t __wrap_##name(const u8 *s, size_t from, size_t to, bool end,	\
+		     u64 *chars);					\
+size_t __wrap_##name(const u8 *s, size_t from, size_t to, bool end,	\
+		     u64 *chars)					\
+{									\
+	vector_calls++;							\
+	return __real_##name(s, from, to, end, chars);			\
+}
+WRAP(utf8val_avx2_blocks)
+WRAP(utf8val_avx512_blocks)
+
+/* Valid text of @bytes-byte characters only (0: a random mix of 1..4). */
+static u8 *make_text(struct rng *r, unsigned int bytes, size_t *len)
+{
+	static const u32 first[] = { 0, 0x80, 0x800, 0x10000 };
+	static const u32 count[] = { 0x80, 0x780, 0xf800, 0x100000 };
+	u8 *t = malloc(TEXT_LEN);
+	size_t i = 0;
+
+	while (i + 4 <= TEXT_LEN) {
+		unsigned int b = bytes ? bytes - 1 : rng_below(r, 4);
+		u32 cp = first[b] + rng_below(r, count[b]);
+
+		if (cp >= 0xd800 && cp <= 0xdfff)
+			cp -= 0x800;
+		i += ref_encode(cp, t + i);
+	}
+	*len = i;
+	return t;
+}
+
+static u8 *read_corpus(const char *name, size_t *len)
+{
+	const char *dir = shared_dir();
+	char path[512];
+	FILE *f;
+	u8 *t;
+
+	if (!dir)
+		return NULL;
+	snprintf(path, sizeof(path), "%s/corpus/%s", dir, name);
+	f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	t = malloc(4 << 20);
+	*len = fread(t, 1, 4 << 20, f);
+	fclose(f);
+	return t;
+}
+
+/*
+ * Feed @t in chunks as the device does; every full chunk must call the
+ * vector path at least once. The verdict must be the reference's.
+ */
+static void one_text(const char *name, const u8 *t, size_t len)
+{
+	unsigned long scalar_chunks = 0, chunks = 0;
+	struct utf8val_result want, got;
+	struct utf8val_stream st;
+
+	utf8val_stream_init(&st, 0);
+	for (size_t at = 0; at < len; at += CHUNK) {
+		size_t n = len - at < CHUNK ? len - at : CHUNK;
+		unsigned long before = vector_calls;
+
+		utf8val_stream_feed(&st, t + at, n);
+		if (n == CHUNK) {
+			chunks++;
+			scalar_chunks += vector_calls == before;
+		}
+	}
+	utf8val_stream_result(&st, &got);
+	ref_validate(t, len, 0, &want);
+	tap_result(!scalar_chunks && chunks &&
+		   !memcmp(&want, &got, sizeof(want)),
+		   "%s, %s: all %lu full chunks take the vector path (%lu do not)",
+		   utf8val_path_name(utf8val_simd_path()), name, chunks,
+		   scalar_chunks);
+}
+
+int main(void)
+{
+	static const char *const corpora[] = {
+		"rfc3629-en-ja.txt", "web-zh-rfc3629.txt",
+		"linux-6.12-MAINTAINERS.txt", "iso-codes-3166-2.json",
+	};
+	static const unsigned int widths[] = { 0, 2, 3, 4 };
+	struct rng r = { 0x6368756e6b73 };
+	bool any = false;
+
+	for (int path = UTF8VAL_PATH_AVX2; path < NR_UTF8VAL_PATHS; path++) {
+		if (utf8val_simd_select(path) != (enum utf8val_path)path)
+			continue;
+		any = true;
+		for (size_t w = 0; w < sizeof(widths) / sizeof(widths[0]); w++) {
+			char name[64];
+			size_t len;
+			u8 *t = make_text(&r, widths[w], &len);
+
+			snprintf(name, sizeof(name), "%s characters",
+				 widths[w] ? (const char *[]){ "", "1-byte",
+				 "2-byte", "3-byte", "4-byte" }[widths[w]] :
+				 "random 1..4-byte");
+			one_text(name, t, len);
+			free(t);
+		}
+		for (size_t c = 0; c < sizeof(corpora) / sizeof(corpora[0]); c++) {
+			size_t len;
+			u8 *t = read_corpus(corpora[c], &len);
+
+			if (!t) {
+				printf("# SKIP %s: ../shared/corpus not found\n",
+				       corpora[c]);
+				continue;
+			}
+			one_text(corpora[c], t, len);
+			free(t);
+		}
+	}
+	if (!any)
+		printf("# SKIP every test: this CPU has no vector path\n");
+	return tap_finish();
+}
