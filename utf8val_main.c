@@ -23,6 +23,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
+#include <linux/u64_stats_sync.h>
 #include <linux/uaccess.h>
 
 #include "utf8val.h"
@@ -32,20 +33,54 @@
 /* Verdicts are counted by enum utf8val_error, up to UTF8VAL_EBOM. */
 #define NR_VERDICTS	(UTF8VAL_EBOM + 1)
 
-/* Per-CPU, so that writers on different CPUs never share a cache line. */
+/*
+ * Per-CPU, so that writers on different CPUs never share a cache line;
+ * @syncp keeps a reader from seeing half of a 64-bit value on 32-bit
+ * kernels. Documentation/ABI/testing/sysfs-class-misc-utf8val says what
+ * each counts.
+ */
 struct utf8val_stats {
-	u64 bytes;
-	u64 verdicts[NR_VERDICTS];
-	long open_streams;	/* sums to the true count over all CPUs */
+	u64_stats_t bytes;
+	u64_stats_t verdicts[NR_VERDICTS];
+	struct u64_stats_sync syncp;
 };
 
 static DEFINE_PER_CPU(struct utf8val_stats, utf8val_stats);
 
+/* One shared count: a sum of per-CPU ones could read -1 mid-update. */
+static atomic_long_t open_streams = ATOMIC_LONG_INIT(0);
+
+/*
+ * Count @bytes found valid and, unless @verdict is NR_VERDICTS, one
+ * verdict. Any context but NMI.
+ */
+static void stats_add(u64 bytes, unsigned int verdict)
+{
+	struct utf8val_stats *stats = get_cpu_ptr(&utf8val_stats);
+
+	u64_stats_update_begin(&stats->syncp);
+	u64_stats_add(&stats->bytes, bytes);
+	if (verdict < NR_VERDICTS)
+		u64_stats_inc(&stats->verdicts[verdict]);
+	u64_stats_update_end(&stats->syncp);
+	put_cpu_ptr(&utf8val_stats);
+}
+
+/* The longest VALIDATE, as the VFS limits one write(): 2 GiB less a page. */
+#define VALIDATE_MAX	MAX_RW_COUNT
+
 /* The longest verdict line, with every number at its widest. */
 #define VERDICT_MAX	192
 
+/*
+ * @lock serializes the stream's operations, and a write() holds it while
+ * it copies from user memory, which user space can make block for as long
+ * as it likes (userfaultfd, FUSE). So only interruptible calls take it:
+ * flush(), which close() and exit() run, reads @open_tail instead, and
+ * VALIDATE, which does not touch the stream, takes nothing.
+ */
 struct utf8val_file {
-	struct mutex lock;	/* serializes every operation on this file */
+	struct mutex lock;
 	struct utf8val_stream st;
 	u8 *bounce;		/* PAGE_SIZE: user bytes pass through here */
 	u64 bytes;		/* sum of the write() results */
@@ -53,6 +88,7 @@ struct utf8val_file {
 	u64 line_chars;		/* characters before the current line */
 	loff_t read_pos;	/* in the verdict line; a write rewinds it */
 	bool counted;		/* the verdict went into the statistics */
+	bool open_tail;		/* ends inside a character; read locklessly */
 };
 
 static void count_verdict(struct utf8val_file *uf)
@@ -61,8 +97,15 @@ static void count_verdict(struct utf8val_file *uf)
 
 	if (uf->counted || err >= NR_VERDICTS)
 		return;
-	this_cpu_inc(utf8val_stats.verdicts[err]);
+	stats_add(0, err);
 	uf->counted = true;
+}
+
+/* After every change of the stream, under the lock. */
+static void publish_tail(struct utf8val_file *uf)
+{
+	WRITE_ONCE(uf->open_tail, utf8val_stream_result(&uf->st, NULL) ==
+				  UTF8VAL_EINCOMPLETE);
 }
 
 static void restart(struct utf8val_file *uf, unsigned int flags)
@@ -73,6 +116,7 @@ static void restart(struct utf8val_file *uf, unsigned int flags)
 	uf->line_chars = 0;
 	uf->read_pos = 0;
 	uf->counted = false;
+	publish_tail(uf);
 }
 
 /*
@@ -105,14 +149,15 @@ static void feed_chunk(struct utf8val_file *uf, const u8 *buf, size_t len,
 }
 
 /*
- * Feed @len user bytes to @st through @uf's bounce page, a page at a time,
- * yielding the CPU between pages. Stops early at the first error, at a
- * fault (the bytes not copied are not fed) and at a pending signal, as
- * drivers/char/mem.c does. Returns the bytes fed, or a negative errno if
- * none were: -ERESTARTSYS restarts a call interrupted before it began.
+ * Feed @len user bytes to the file's stream through its bounce page, a
+ * page at a time, yielding the CPU between pages. Stops early at the
+ * first error, at a fault (the bytes not copied are not fed) and at a
+ * pending signal, as drivers/char/mem.c does. Returns the bytes fed, or
+ * a negative errno if none were: -ERESTARTSYS restarts a call
+ * interrupted before it began.
  */
-static ssize_t feed_from_user(struct utf8val_file *uf, struct utf8val_stream *st,
-			      const char __user *ubuf, size_t len, u64 start)
+static ssize_t feed_from_user(struct utf8val_file *uf,
+			      const char __user *ubuf, size_t len)
 {
 	size_t done = 0;
 
@@ -124,15 +169,11 @@ static ssize_t feed_from_user(struct utf8val_file *uf, struct utf8val_stream *st
 			return done ? done : -ERESTARTSYS;
 		missed = copy_from_user(uf->bounce, ubuf + done, n);
 		n -= missed;
-		if (st == &uf->st)
-			feed_chunk(uf, uf->bounce, n, start + done);
-		else
-			utf8val_stream_feed(st, uf->bounce, n);
+		feed_chunk(uf, uf->bounce, n, uf->bytes + done);
 		done += n;
-		this_cpu_add(utf8val_stats.bytes, n);
 		if (missed)
 			return done ? done : -EFAULT;
-		if (st->error)
+		if (uf->st.error)
 			break;
 		cond_resched();
 	}
@@ -152,7 +193,7 @@ static int utf8val_open(struct inode *inode, struct file *file)
 	mutex_init(&uf->lock);
 	restart(uf, 0);
 	file->private_data = uf;
-	this_cpu_inc(utf8val_stats.open_streams);
+	atomic_long_inc(&open_streams);
 	return stream_open(inode, file);
 
 err_free_file:
@@ -165,7 +206,7 @@ static int utf8val_release(struct inode *inode, struct file *file)
 	struct utf8val_file *uf = file->private_data;
 
 	count_verdict(uf);
-	this_cpu_dec(utf8val_stats.open_streams);
+	atomic_long_dec(&open_streams);
 	mutex_destroy(&uf->lock);
 	kfree(uf->bounce);
 	kfree(uf);
@@ -194,28 +235,32 @@ static ssize_t utf8val_write(struct file *file, const char __user *ubuf,
 		goto out_unlock;
 	}
 	start = uf->bytes;
-	ret = feed_from_user(uf, &uf->st, ubuf, count, start);
+	ret = feed_from_user(uf, ubuf, count);
 	if (utf8val_stream_result(&uf->st, &res) > UTF8VAL_EINCOMPLETE) {
 		count_verdict(uf);
 		ret = res.valid_up_to > start ? res.valid_up_to - start : -EILSEQ;
 	}
-	if (ret > 0)
+	if (ret > 0) {
 		uf->bytes += ret;
+		stats_add(ret, NR_VERDICTS);
+	}
+	publish_tail(uf);
 out_unlock:
 	mutex_unlock(&uf->lock);
 	return ret;
 }
 
-/* Closing a stream that ends inside a character reports it. */
+/*
+ * Closing a stream that ends inside a character reports it. Without the
+ * lock: close() and exit() must never wait for a write() that user space
+ * keeps blocked in a page fault. A write() still running on another
+ * thread is not waited for; its bytes do not count here.
+ */
 static int utf8val_flush(struct file *file, fl_owner_t id)
 {
 	struct utf8val_file *uf = file->private_data;
-	enum utf8val_error err;
 
-	mutex_lock(&uf->lock);
-	err = utf8val_stream_result(&uf->st, NULL);
-	mutex_unlock(&uf->lock);
-	return err == UTF8VAL_EINCOMPLETE ? -EILSEQ : 0;
+	return READ_ONCE(uf->open_tail) ? -EILSEQ : 0;
 }
 
 static void get_verdict(struct utf8val_file *uf, struct utf8val_ioc_verdict *v)
@@ -270,81 +315,110 @@ static ssize_t utf8val_read(struct file *file, char __user *ubuf, size_t count,
 	return ret;
 }
 
-static long ioctl_validate(struct utf8val_file *uf, void __user *argp)
+/*
+ * Validate a user buffer in one call, through a page of its own and
+ * without the file's lock: the stream is not involved. Only a fatal
+ * signal stops it, as it stops a read() from the page cache; any other
+ * waits until it returns, at most VALIDATE_MAX bytes later, so that a
+ * program with a profiler's timer still gets its answer.
+ */
+static long ioctl_validate(void __user *argp)
 {
 	struct utf8val_ioc_validate req;
 	struct utf8val_stream st;
 	struct utf8val_result res;
-	ssize_t fed;
+	size_t done, n;
+	long ret = 0;
+	u8 *buf;
 
 	if (copy_from_user(&req, argp, sizeof(req)))
 		return -EFAULT;
 	if (req.reserved || (req.flags & ~UTF8VAL_FLAGS_ALL))
 		return -EINVAL;
-	if (req.len > SSIZE_MAX)
+	if (req.len > VALIDATE_MAX)
 		return -EINVAL;
+	buf = kmalloc(PAGE_SIZE, GFP_KERNEL_ACCOUNT);
+	if (!buf)
+		return -ENOMEM;
 	utf8val_stream_init(&st, req.flags);
-	fed = feed_from_user(uf, &st, u64_to_user_ptr(req.buf), req.len, 0);
-	if (fed < 0)
-		return fed;
-	/*
-	 * Stopping short without an error means a fault or a signal; the
-	 * call has no effect, so a signal restarts it.
-	 */
-	if (fed < req.len && !st.error)
-		return signal_pending(current) ? -ERESTARTSYS : -EFAULT;
+	for (done = 0; done < req.len && !st.error; done += n) {
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			goto out_free;
+		}
+		n = min_t(size_t, req.len - done, PAGE_SIZE);
+		if (copy_from_user(buf, u64_to_user_ptr(req.buf) + done, n)) {
+			ret = -EFAULT;
+			goto out_free;
+		}
+		utf8val_stream_feed(&st, buf, n);
+		cond_resched();
+	}
 	utf8val_stream_result(&st, &res);
-	if (res.error < NR_VERDICTS)
-		this_cpu_inc(utf8val_stats.verdicts[res.error]);
+	stats_add(res.valid_up_to, res.error);
 	req.valid_up_to = res.valid_up_to;
 	req.chars = res.chars;
 	req.error = res.error;
 	req.error_len = res.error_len;
-	return copy_to_user(argp, &req, sizeof(req)) ? -EFAULT : 0;
+	if (copy_to_user(argp, &req, sizeof(req)))
+		ret = -EFAULT;
+out_free:
+	kfree(buf);
+	return ret;
 }
 
-static long utf8val_ioctl(struct file *file, unsigned int cmd,
-			  unsigned long arg)
+/* The calls on the stream, under its lock. */
+static long stream_ioctl(struct utf8val_file *uf, unsigned int cmd,
+			 void __user *argp)
 {
-	struct utf8val_file *uf = file->private_data;
-	void __user *argp = (void __user *)arg;
 	struct utf8val_ioc_verdict verdict;
-	struct utf8val_ioc_flags fl;
-	long ret = 0;
+	struct utf8val_ioc_flags fl = {};
 
+	/* Checked before the lock: a bad argument never waits. */
+	if (cmd == UTF8VAL_IOC_SET_FLAGS) {
+		if (copy_from_user(&fl, argp, sizeof(fl)))
+			return -EFAULT;
+		if (fl.reserved || (fl.flags & ~UTF8VAL_FLAGS_ALL))
+			return -EINVAL;
+	}
 	if (mutex_lock_interruptible(&uf->lock))
 		return -ERESTARTSYS;
 	switch (cmd) {
 	case UTF8VAL_IOC_GET_VERDICT:
 		get_verdict(uf, &verdict);
-		if (copy_to_user(argp, &verdict, sizeof(verdict)))
-			ret = -EFAULT;
 		break;
 	case UTF8VAL_IOC_RESET:
 		count_verdict(uf);
 		restart(uf, uf->st.flags);
 		break;
 	case UTF8VAL_IOC_SET_FLAGS:
-		if (copy_from_user(&fl, argp, sizeof(fl))) {
-			ret = -EFAULT;
-			break;
-		}
-		if (fl.reserved || (fl.flags & ~UTF8VAL_FLAGS_ALL)) {
-			ret = -EINVAL;
-			break;
-		}
 		count_verdict(uf);
 		restart(uf, fl.flags);
 		break;
-	case UTF8VAL_IOC_VALIDATE:
-		ret = ioctl_validate(uf, argp);
-		break;
-	default:
-		ret = -ENOTTY;
-		break;
 	}
 	mutex_unlock(&uf->lock);
-	return ret;
+	/* Copied out after the unlock: user memory may block for long. */
+	if (cmd == UTF8VAL_IOC_GET_VERDICT &&
+	    copy_to_user(argp, &verdict, sizeof(verdict)))
+		return -EFAULT;
+	return 0;
+}
+
+static long utf8val_ioctl(struct file *file, unsigned int cmd,
+			  unsigned long arg)
+{
+	void __user *argp = (void __user *)arg;
+
+	switch (cmd) {
+	case UTF8VAL_IOC_GET_VERDICT:
+	case UTF8VAL_IOC_RESET:
+	case UTF8VAL_IOC_SET_FLAGS:
+		return stream_ioctl(file->private_data, cmd, argp);
+	case UTF8VAL_IOC_VALIDATE:
+		return ioctl_validate(argp);
+	default:
+		return -ENOTTY;
+	}
 }
 
 static const struct file_operations utf8val_fops = {
@@ -358,31 +432,49 @@ static const struct file_operations utf8val_fops = {
 	.compat_ioctl = compat_ptr_ioctl,
 };
 
-/* sysfs: /sys/class/misc/utf8val/{bytes,open_streams,verdicts/<name>} */
+/*
+ * sysfs: /sys/class/misc/utf8val/{bytes,open_streams,verdicts/<name>},
+ * readable by root only: the counts tell what other users validate.
+ */
 
-/* One field of utf8val_stats summed over all CPUs. */
-#define stats_sum(field) ({						\
-	s64 __sum = 0;							\
-	int __cpu;							\
-									\
-	for_each_possible_cpu(__cpu)					\
-		__sum += per_cpu(utf8val_stats.field, __cpu);		\
-	__sum;								\
-})
+/* A counter summed over all CPUs: @verdict's count, or STATS_BYTES. */
+#define STATS_BYTES	(-1)
+
+static u64 stats_sum(int verdict)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		const struct utf8val_stats *stats = per_cpu_ptr(&utf8val_stats,
+								cpu);
+		const u64_stats_t *counter = verdict == STATS_BYTES ?
+			&stats->bytes : &stats->verdicts[verdict];
+		unsigned int seq;
+		u64 val;
+
+		do {
+			seq = u64_stats_fetch_begin(&stats->syncp);
+			val = u64_stats_read(counter);
+		} while (u64_stats_fetch_retry(&stats->syncp, seq));
+		sum += val;
+	}
+	return sum;
+}
 
 static ssize_t bytes_show(struct device *dev, struct device_attribute *attr,
 			  char *buf)
 {
-	return sysfs_emit(buf, "%lld\n", stats_sum(bytes));
+	return sysfs_emit(buf, "%llu\n", stats_sum(STATS_BYTES));
 }
-static DEVICE_ATTR_RO(bytes);
+static DEVICE_ATTR_ADMIN_RO(bytes);
 
 static ssize_t open_streams_show(struct device *dev,
 				 struct device_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%lld\n", stats_sum(open_streams));
+	return sysfs_emit(buf, "%ld\n", atomic_long_read(&open_streams));
 }
-static DEVICE_ATTR_RO(open_streams);
+static DEVICE_ATTR_ADMIN_RO(open_streams);
 
 static struct attribute *stats_attrs[] = {
 	&dev_attr_bytes.attr,
@@ -405,12 +497,12 @@ static ssize_t verdict_show(struct device *dev, struct device_attribute *attr,
 	const struct verdict_attr *va = container_of(attr, struct verdict_attr,
 						     attr);
 
-	return sysfs_emit(buf, "%lld\n", stats_sum(verdicts[va->err]));
+	return sysfs_emit(buf, "%llu\n", stats_sum(va->err));
 }
 
 /* File names are the verdict names of the device's read(). */
 #define VERDICT(_err, _name) {						\
-	.attr = { .attr = { .name = _name, .mode = 0444 },		\
+	.attr = { .attr = { .name = _name, .mode = 0400 },		\
 		  .show = verdict_show },				\
 	.err = _err,							\
 }
@@ -489,13 +581,15 @@ MODULE_PARM_DESC(simd, "validation path: auto, scalar, avx2 or avx512 (reads bac
 
 static int __init utf8val_init(void)
 {
-	int i;
+	int i, cpu;
 
 	/* The UAPI structs must not depend on the ABI's alignment rules. */
 	BUILD_BUG_ON(sizeof(struct utf8val_ioc_verdict) != 56);
 	BUILD_BUG_ON(sizeof(struct utf8val_ioc_flags) != 8);
 	BUILD_BUG_ON(sizeof(struct utf8val_ioc_validate) != 48);
 
+	for_each_possible_cpu(cpu)
+		u64_stats_init(&per_cpu_ptr(&utf8val_stats, cpu)->syncp);
 	for (i = 0; i < NR_VERDICTS; i++)
 		verdict_attr_ptrs[i] = &verdict_attrs[i].attr.attr;
 	if (!simd_param_given)

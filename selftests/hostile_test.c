@@ -1,0 +1,570 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/utf8val against a hostile local user, in the guest: user memory
+ * that blocks inside the module's copy_from_user() for as long as user
+ * space likes (a userfaultfd page that nobody serves), with close(), exit,
+ * SIGKILL and other ioctls from other tasks; periodic signals during every
+ * long call; the counters' meaning and who may read them. Each scenario
+ * asserts that every task finishes, or dies, within a bound.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/userfaultfd.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+
+#include "dev_model.h"
+
+/* How long a call that must not wait may take, under emulation. */
+#define BOUND_SECONDS	5
+#define PAGE		4096
+#define MAX_RW_COUNT	0x7ffff000UL
+
+/* A page nobody serves: any access blocks until blocker_release(). */
+struct blocker {
+	int uffd;
+	u8 *area;
+};
+
+static int blocker_init(struct blocker *b)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = {
+		.mode = UFFDIO_REGISTER_MODE_MISSING,
+	};
+
+	b->uffd = syscall(__NR_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (b->uffd < 0 || ioctl(b->uffd, UFFDIO_API, &api))
+		return -1;
+	b->area = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (b->area == MAP_FAILED)
+		return -1;
+	reg.range.start = (unsigned long)b->area;
+	reg.range.len = PAGE;
+	return ioctl(b->uffd, UFFDIO_REGISTER, &reg);
+}
+
+/* Whether some task faulted on the page within BOUND_SECONDS. */
+static bool blocker_hit(struct blocker *b)
+{
+	struct pollfd pfd = { .fd = b->uffd, .events = POLLIN };
+	struct uffd_msg msg;
+
+	return poll(&pfd, 1, BOUND_SECONDS * 1000) == 1 &&
+	       read(b->uffd, &msg, sizeof(msg)) == sizeof(msg) &&
+	       msg.event == UFFD_EVENT_PAGEFAULT;
+}
+
+/* Serve the page, as zero bytes (valid UTF-8): blocked tasks go on. */
+static void blocker_release(struct blocker *b)
+{
+	struct uffdio_zeropage zp = {
+		.range = { (unsigned long)b->area, PAGE },
+	};
+
+	ioctl(b->uffd, UFFDIO_ZEROPAGE, &zp);
+}
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* Reap @pid if it ends within BOUND_SECONDS; its status, or -1. */
+static int reap_within_bound(pid_t pid)
+{
+	double until = now() + BOUND_SECONDS;
+	int status;
+
+	do {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			return status;
+		usleep(10000);
+	} while (now() < until);
+	return -1;
+}
+
+/* A system call made on a thread of its own, to time it from outside. */
+#define CALL_WRITE	0
+#define CALL_CLOSE	1
+
+struct call {
+	pthread_t thread;
+	int fd;
+	unsigned long cmd;	/* an ioctl, CALL_WRITE or CALL_CLOSE */
+	void *arg;
+	size_t len;
+	long ret;
+	int err;
+	atomic_bool done;
+};
+
+static void *call_thread(void *arg)
+{
+	struct call *c = arg;
+
+	if (c->cmd == CALL_WRITE)
+		c->ret = write(c->fd, c->arg, c->len);
+	else if (c->cmd == CALL_CLOSE)
+		c->ret = close(c->fd);
+	else
+		c->ret = ioctl(c->fd, c->cmd, c->arg);
+	c->err = errno;
+	atomic_store(&c->done, true);
+	return NULL;
+}
+
+static void call_start(struct call *c)
+{
+	atomic_store(&c->done, false);
+	pthread_create(&c->thread, NULL, call_thread, c);
+}
+
+/* Whether the call returned within BOUND_SECONDS. */
+static bool call_returns(struct call *c)
+{
+	double until = now() + BOUND_SECONDS;
+
+	while (!atomic_load(&c->done) && now() < until)
+		usleep(5000);
+	return atomic_load(&c->done);
+}
+
+static long sysfs_number(const char *name)
+{
+	char path[128], buf[32] = "";
+	int fd;
+
+	snprintf(path, sizeof(path), SYSFS_DIR "%s", name);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1000;
+	if (read(fd, buf, sizeof(buf) - 1) < 0)
+		buf[0] = '\0';
+	close(fd);
+	return atol(buf);
+}
+
+FIXTURE(blocked) {
+	struct blocker b;
+	struct call writer;
+	int fd;
+};
+
+/* A write() on the file, blocked in the module's copy from user memory. */
+FIXTURE_SETUP(blocked)
+{
+	self->fd = open(DEV, O_RDWR);
+	ASSERT_LE(0, self->fd);
+	if (blocker_init(&self->b)) {
+		self->b.uffd = -1;
+		SKIP(return, "no userfaultfd: %s", strerror(errno));
+	}
+	self->writer = (struct call){ .fd = self->fd, .arg = self->b.area,
+				      .len = PAGE };
+	call_start(&self->writer);
+	ASSERT_TRUE(blocker_hit(&self->b));
+}
+
+FIXTURE_TEARDOWN(blocked)
+{
+	if (self->b.uffd < 0 || !self->writer.thread)
+		return;
+	blocker_release(&self->b);
+	pthread_join(self->writer.thread, NULL);
+	EXPECT_EQ(PAGE, self->writer.ret);
+	close(self->fd);
+}
+
+/* close() in another process, and that process's exit, do not wait. */
+TEST_F(blocked, close_and_exit_of_another_process_do_not_wait)
+{
+	pid_t closer = fork(), leaver;
+
+	if (!closer) {
+		close(self->fd);
+		_exit(0);
+	}
+	leaver = fork();
+	if (!leaver)
+		_exit(0);	/* exit closes the inherited file */
+	EXPECT_EQ(0, reap_within_bound(closer));
+	EXPECT_EQ(0, reap_within_bound(leaver));
+	/* If they hang, they sit in close() until the page is served. */
+	blocker_release(&self->b);
+	waitpid(closer, NULL, 0);
+	waitpid(leaver, NULL, 0);
+}
+
+/* close() of a duplicate on another thread of the same process. */
+TEST_F(blocked, close_on_another_thread_does_not_wait)
+{
+	struct call closer = { .fd = dup(self->fd), .cmd = CALL_CLOSE };
+
+	ASSERT_LE(0, closer.fd);
+	call_start(&closer);
+	EXPECT_TRUE(call_returns(&closer));
+	blocker_release(&self->b);
+	pthread_join(closer.thread, NULL);
+	EXPECT_EQ(0, closer.ret);
+}
+
+/* Other calls on the file answer, or wait interruptibly; none waits for ever. */
+TEST_F(blocked, ioctls_that_need_no_stream_do_not_wait)
+{
+	static const char text[] = "caf\xc3\xa9";
+	struct utf8val_ioc_validate req = {
+		.buf = (unsigned long)text, .len = sizeof(text) - 1,
+	};
+	struct utf8val_ioc_flags bad = { .reserved = 1 };
+	struct call validate = { .fd = self->fd, .cmd = UTF8VAL_IOC_VALIDATE,
+				 .arg = &req };
+	struct call unknown = { .fd = self->fd,
+				.cmd = _IO(UTF8VAL_IOC_MAGIC, 0x7f) };
+	struct call bad_flags = { .fd = self->fd,
+				  .cmd = UTF8VAL_IOC_SET_FLAGS, .arg = &bad };
+
+	call_start(&validate);
+	call_start(&unknown);
+	call_start(&bad_flags);
+	EXPECT_TRUE(call_returns(&validate));
+	EXPECT_TRUE(call_returns(&unknown));
+	EXPECT_TRUE(call_returns(&bad_flags));
+	blocker_release(&self->b);
+	pthread_join(validate.thread, NULL);
+	pthread_join(unknown.thread, NULL);
+	pthread_join(bad_flags.thread, NULL);
+	EXPECT_EQ(0, validate.ret);
+	EXPECT_EQ(5, req.valid_up_to);
+	EXPECT_EQ(4, req.chars);
+	EXPECT_EQ(-1, unknown.ret);
+	EXPECT_EQ(ENOTTY, unknown.err);
+	EXPECT_EQ(-1, bad_flags.ret);
+	EXPECT_EQ(EINVAL, bad_flags.err);
+}
+
+/* GET_VERDICT while a VALIDATE of the same file waits for its memory. */
+TEST(verdict_does_not_wait_for_validate)
+{
+	struct utf8val_ioc_validate req = { .len = PAGE };
+	struct utf8val_ioc_verdict v;
+	struct call validate, verdict;
+	struct blocker b;
+	int fd = open(DEV, O_RDWR);
+
+	ASSERT_LE(0, fd);
+	if (blocker_init(&b))
+		SKIP(return, "no userfaultfd: %s", strerror(errno));
+	req.buf = (unsigned long)b.area;
+	validate = (struct call){ .fd = fd, .cmd = UTF8VAL_IOC_VALIDATE,
+				  .arg = &req };
+	verdict = (struct call){ .fd = fd, .cmd = UTF8VAL_IOC_GET_VERDICT,
+				 .arg = &v };
+	call_start(&validate);
+	ASSERT_TRUE(blocker_hit(&b));
+	call_start(&verdict);
+	EXPECT_TRUE(call_returns(&verdict));
+	blocker_release(&b);
+	pthread_join(validate.thread, NULL);
+	pthread_join(verdict.thread, NULL);
+	EXPECT_EQ(0, verdict.ret);
+	EXPECT_EQ(0, validate.ret);
+	EXPECT_EQ(PAGE, req.valid_up_to);
+	close(fd);
+}
+
+static atomic_int signals_seen;
+
+static void count_signal(int sig)
+{
+	atomic_fetch_add(&signals_seen, 1);
+}
+
+/*
+ * A child blocks in @cmd (an ioctl, or CALL_WRITE) on a page nobody serves, with a
+ * second thread that tells the parent once the fault is seen: the parent
+ * then SIGKILLs it, which must end it within the bound.
+ */
+static void kill_blocked_child(struct __test_metadata *_metadata,
+			       unsigned long cmd)
+{
+	int pipefd[2];
+	pid_t pid;
+	char c;
+
+	ASSERT_EQ(0, pipe(pipefd));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct utf8val_ioc_validate req = { .len = PAGE };
+		struct call call = { .cmd = cmd, .arg = &req, .len = PAGE };
+		struct blocker b;
+
+		call.fd = open(DEV, O_RDWR);
+		if (call.fd < 0 || blocker_init(&b))
+			_exit(2);
+		req.buf = (unsigned long)b.area;
+		if (cmd == CALL_WRITE)
+			call.arg = b.area;
+		call_start(&call);
+		if (!blocker_hit(&b))
+			_exit(3);
+		write(pipefd[1], "b", 1);
+		pause();
+		_exit(4);
+	}
+	close(pipefd[1]);
+	ASSERT_EQ(1, read(pipefd[0], &c, 1)) {
+		TH_LOG("the child did not block");
+	}
+	kill(pid, SIGKILL);
+	EXPECT_EQ(SIGKILL, WTERMSIG(reap_within_bound(pid)));
+	close(pipefd[0]);
+}
+
+TEST(sigkill_ends_a_blocked_write)
+{
+	kill_blocked_child(_metadata, CALL_WRITE);
+}
+
+TEST(sigkill_ends_a_blocked_validate)
+{
+	kill_blocked_child(_metadata, UTF8VAL_IOC_VALIDATE);
+}
+
+/*
+ * A signal that arrives while VALIDATE waits for a page is handled once
+ * the page comes (the kernel retries a fault from kernel mode until then),
+ * and the call answers: it is neither lost nor an EFAULT.
+ */
+TEST(signal_during_a_blocked_validate)
+{
+	struct sigaction sa = { .sa_handler = count_signal,
+				.sa_flags = SA_RESTART };
+	struct utf8val_ioc_validate req = { .len = PAGE };
+	struct call validate;
+	struct blocker b;
+	int fd = open(DEV, O_RDWR);
+
+	ASSERT_LE(0, fd);
+	if (blocker_init(&b))
+		SKIP(return, "no userfaultfd: %s", strerror(errno));
+	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
+	req.buf = (unsigned long)b.area;
+	validate = (struct call){ .fd = fd, .cmd = UTF8VAL_IOC_VALIDATE,
+				  .arg = &req };
+	atomic_store(&signals_seen, 0);
+	call_start(&validate);
+	ASSERT_TRUE(blocker_hit(&b));
+	pthread_kill(validate.thread, SIGUSR1);
+	usleep(100 * 1000);
+	blocker_release(&b);
+	pthread_join(validate.thread, NULL);
+	EXPECT_EQ(0, validate.ret) {
+		TH_LOG("VALIDATE: %s", strerror(validate.err));
+	}
+	EXPECT_EQ(PAGE, req.valid_up_to);
+	EXPECT_EQ(PAGE, req.chars);
+	EXPECT_EQ(1, atomic_load(&signals_seen));
+	close(fd);
+}
+
+/*
+ * A timer that fires every 5 ms (SA_RESTART, as a profiler's is) during a
+ * 256 MiB VALIDATE and a 256 MiB write(): both finish, and the bytes are
+ * counted once. The buffer is the shared zero page: no memory is used.
+ */
+#define LONG_CALL	(256u << 20)
+
+FIXTURE(timed) {
+	u8 *zeros;
+};
+
+FIXTURE_SETUP(timed)
+{
+	self->zeros = mmap(NULL, LONG_CALL, PROT_READ,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(self->zeros != MAP_FAILED);
+}
+
+FIXTURE_TEARDOWN(timed)
+{
+	munmap(self->zeros, LONG_CALL);
+}
+
+TEST_F_TIMEOUT(timed, long_calls_finish_under_a_periodic_signal, 120)
+{
+	struct sigaction sa = { .sa_handler = count_signal,
+				.sa_flags = SA_RESTART };
+	struct itimerval every_5ms = {
+		.it_interval.tv_usec = 5000, .it_value.tv_usec = 5000,
+	};
+	struct utf8val_ioc_validate req = {
+		.buf = (unsigned long)self->zeros, .len = LONG_CALL,
+	};
+	struct utf8val_ioc_verdict v;
+	long before = sysfs_number("bytes");
+	size_t done = 0;
+	double t0;
+	int fd;
+
+	fd = open(DEV, O_RDWR);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, sigaction(SIGALRM, &sa, NULL));
+	atomic_store(&signals_seen, 0);
+	ASSERT_EQ(0, setitimer(ITIMER_REAL, &every_5ms, NULL));
+	t0 = now();
+	EXPECT_EQ(0, ioctl(fd, UTF8VAL_IOC_VALIDATE, &req));
+	EXPECT_EQ(LONG_CALL, req.valid_up_to);
+	TH_LOG("VALIDATE: %.2f s, %d signals", now() - t0,
+	       atomic_load(&signals_seen));
+	EXPECT_EQ(LONG_CALL, sysfs_number("bytes") - before);
+
+	t0 = now();
+	while (done < LONG_CALL) {
+		ssize_t n = write(fd, self->zeros + done, LONG_CALL - done);
+
+		ASSERT_LT(0, n) {
+			TH_LOG("write: %s", strerror(errno));
+		}
+		done += n;
+	}
+	setitimer(ITIMER_REAL, &(struct itimerval){}, NULL);
+	TH_LOG("write(): %.2f s, %d signals in all", now() - t0,
+	       atomic_load(&signals_seen));
+	ASSERT_EQ(0, ioctl(fd, UTF8VAL_IOC_GET_VERDICT, &v));
+	EXPECT_EQ(LONG_CALL, v.bytes);
+	EXPECT_EQ(2 * (long)LONG_CALL, sysfs_number("bytes") - before);
+	close(fd);
+}
+
+TEST(validate_is_capped_as_write_is)
+{
+	struct utf8val_ioc_validate req = { .buf = 1, .len = MAX_RW_COUNT + 1 };
+	int fd = open(DEV, O_RDWR);
+
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, ioctl(fd, UTF8VAL_IOC_VALIDATE, &req));
+	EXPECT_EQ(EINVAL, errno);
+	close(fd);
+}
+
+/* "bytes" counts what was found valid, never what follows an error. */
+TEST(bytes_counts_valid_bytes_only)
+{
+	static const char bad[] = "ab\xc0xyz";
+	struct utf8val_ioc_validate req = {
+		.buf = (unsigned long)bad, .len = sizeof(bad) - 1,
+	};
+	long before = sysfs_number("bytes");
+	int fd = open(DEV, O_RDWR);
+
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(2, write(fd, bad, sizeof(bad) - 1));
+	EXPECT_EQ(-1, write(fd, "more", 4));
+	EXPECT_EQ(2, sysfs_number("bytes") - before);
+	EXPECT_EQ(0, ioctl(fd, UTF8VAL_IOC_VALIDATE, &req));
+	EXPECT_EQ(4, sysfs_number("bytes") - before);
+	close(fd);
+}
+
+/* The counts tell what others validate: root only. The device is for all. */
+TEST(only_root_reads_the_counters)
+{
+	static const char *const names[] = {
+		"bytes", "open_streams", "verdicts/valid", "verdicts/overlong",
+	};
+	pid_t pid = fork();
+
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		int fd, bad = 0;
+
+		if (setgid(65534) || setuid(65534))
+			_exit(100);
+		for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+			char path[128];
+
+			snprintf(path, sizeof(path), SYSFS_DIR "%s", names[i]);
+			fd = open(path, O_RDONLY);
+			if (fd >= 0 || errno != EACCES)
+				bad |= 1 << i;
+		}
+		fd = open(DEV, O_RDWR);
+		if (fd < 0 || write(fd, "ok", 2) != 2)
+			bad |= 1 << 6;
+		_exit(bad);
+	}
+	EXPECT_EQ(0, WEXITSTATUS(reap_within_bound(pid)));
+}
+
+/*
+ * open_streams is one count, never a sum caught mid-update: opens on one
+ * CPU and closes on another must never let a reader see it below zero.
+ */
+static void *open_close_on_cpu(void *arg)
+{
+	double until = now() + 1;
+	cpu_set_t cpus;
+
+	CPU_ZERO(&cpus);
+	CPU_SET((long)arg, &cpus);
+	while (now() < until) {
+		int fd;
+
+		sched_setaffinity(0, sizeof(cpus), &cpus);
+		fd = open(DEV, O_RDONLY);
+		CPU_ZERO(&cpus);
+		CPU_SET(!(long)arg, &cpus);
+		sched_setaffinity(0, sizeof(cpus), &cpus);
+		close(fd);
+		CPU_ZERO(&cpus);
+		CPU_SET((long)arg, &cpus);
+	}
+	return NULL;
+}
+
+TEST(open_streams_never_reads_negative)
+{
+	long before = sysfs_number("open_streams"), lowest = before;
+	pthread_t threads[2];
+	double until;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "one CPU");
+	for (long i = 0; i < 2; i++)
+		pthread_create(&threads[i], NULL, open_close_on_cpu, (void *)i);
+	until = now() + 1;
+	while (now() < until) {
+		long n = sysfs_number("open_streams");
+
+		if (n < lowest)
+			lowest = n;
+	}
+	for (int i = 0; i < 2; i++)
+		pthread_join(threads[i], NULL);
+	EXPECT_LE(0, lowest);
+	EXPECT_EQ(before, sysfs_number("open_streams"));
+}
+
+TEST_HARNESS_MAIN
