@@ -6,7 +6,9 @@
  * Inputs are seeded random bytes biased to short lengths and to the
  * edges of UTF-8's ranges, in a vmalloc() buffer whose page-aligned end is
  * followed by a guard page: an input placed to end there faults on any
- * over-read. Every alignment is tried, the stream API at every split.
+ * over-read. Every alignment is tried, the stream API at every split,
+ * each vector path on inputs of several FPU sections, and validation from
+ * an NMI. The suite restores the path the administrator chose.
  * The benchmark case skips unless utf8val_kunit_tests.benchmark=1.
  */
 #include <kunit/test.h>
@@ -14,19 +16,28 @@
 #include <linux/prandom.h>
 #include <linux/timekeeping.h>
 #include <linux/vmalloc.h>
+#if defined(CONFIG_X86_LOCAL_APIC) && !defined(CONFIG_UML)
+#include <asm/apic.h>
+#include <asm/nmi.h>
+#define KUNIT_NMI	1
+#endif
 
 #include "tests/reference.h"
 #include "utf8val.h"
+#include "utf8val_compat.h"
 #include "utf8val_simd.h"
 
 #define KUNIT_SEED	0x75746638
 #define MAX_LEN		(12 * 1024)
+/* Three FPU sections of 16 KiB and a tail: the multi-section loop runs. */
+#define LONG_LEN	(3 * 16 * 1024 + 1024)
 #ifdef UTF8VAL_SIMD
 #define VECTOR_MIN_LEN	UTF8VAL_SIMD_MIN_LEN	/* shorter inputs stay scalar */
 #else
 #define VECTOR_MIN_LEN	0
 #endif
 #define ITERATIONS	3000
+#define PATH_ITERATIONS	600
 
 static bool benchmark;
 module_param(benchmark, bool, 0444);
@@ -35,6 +46,7 @@ MODULE_PARM_DESC(benchmark, "run the benchmark case");
 static struct rnd_state rng;
 static u8 *buffer;		/* vmalloc()ed, a guard page after its end */
 static size_t buflen;
+static enum utf8val_path admin_path;	/* utf8val.simd= before the suite */
 
 static u32 rand32(void)
 {
@@ -43,7 +55,8 @@ static u32 rand32(void)
 
 static int utf8val_kunit_init(struct kunit_suite *suite)
 {
-	buflen = round_up(MAX_LEN, PAGE_SIZE);
+	admin_path = utf8val_simd_path();
+	buflen = round_up(LONG_LEN, PAGE_SIZE);
 	buffer = vmalloc(buflen);
 	if (!buffer)
 		return -ENOMEM;
@@ -55,6 +68,7 @@ static void utf8val_kunit_exit(struct kunit_suite *suite)
 {
 	vfree(buffer);
 	buffer = NULL;
+	utf8val_simd_select(admin_path);
 }
 
 /* A length biased to the short ones, where the edge cases crowd. */
@@ -196,13 +210,13 @@ static void utf8val_every_path(struct kunit *test)
 	const enum utf8val_path *path = test->param_value;
 
 	if (utf8val_simd_select(*path) != *path) {
-		utf8val_simd_select(-1);
+		utf8val_simd_select(admin_path);
 		kunit_skip(test, "no %s path on this CPU",
 			   utf8val_path_name(*path));
 	}
-	for (int i = 0; i < ITERATIONS; i++) {
+	for (int i = 0; i < PATH_ITERATIONS; i++) {
 		size_t len = VECTOR_MIN_LEN +
-			     rand32() % (MAX_LEN - VECTOR_MIN_LEN + 1);
+			     rand32() % (LONG_LEN - VECTOR_MIN_LEN + 1);
 		size_t cut = rand32() % (len + 1);
 		u8 *p = place(len);
 		struct utf8val_result want, got;
@@ -223,10 +237,79 @@ static void utf8val_every_path(struct kunit *test)
 		expect_result(test, &want, &got, "stream", len, 0);
 	}
 	kunit_info(test, "path %s: %d inputs of %d to %d bytes\n",
-		   utf8val_path_name(*path), ITERATIONS, VECTOR_MIN_LEN,
-		   MAX_LEN);
-	utf8val_simd_select(-1);
+		   utf8val_path_name(*path), PATH_ITERATIONS, VECTOR_MIN_LEN,
+		   LONG_LEN);
+	utf8val_simd_select(admin_path);
 }
+
+#ifdef KUNIT_NMI
+/* One validation asked of the NMI handler, and its answer. */
+static struct {
+	const u8 *p;
+	size_t len;
+	atomic_t armed;
+	bool done;
+	bool valid;
+} nmi_call;
+
+static int utf8val_kunit_nmi(unsigned int type, struct pt_regs *regs)
+{
+	if (!atomic_xchg(&nmi_call.armed, 0))
+		return NMI_DONE;	/* not ours */
+	nmi_call.valid = utf8val_check(nmi_call.p, nmi_call.len);
+	smp_store_release(&nmi_call.done, true);
+	return NMI_HANDLED;
+}
+
+/*
+ * utf8val_check() from an NMI that this CPU sends itself, on each path,
+ * with inputs long enough for the vector paths: the answer must be right,
+ * and nothing may warn (irq_fpu_usable() warns in NMI; the console log
+ * check of the guest run sees it).
+ */
+static void utf8val_in_nmi(struct kunit *test)
+{
+	const size_t len = 2 * VECTOR_MIN_LEN + 100;
+	int path, ret;
+
+	ret = register_nmi_handler(NMI_LOCAL, utf8val_kunit_nmi, 0,
+				   "utf8val_kunit");
+	KUNIT_ASSERT_EQ(test, 0, ret);
+	for (path = 0; path < NR_UTF8VAL_PATHS; path++) {
+		u8 *p = buffer + buflen - len;
+		bool want = rand32() % 2;
+		unsigned long timeout;
+
+		if (utf8val_simd_select(path) != path)
+			continue;
+		valid_text(p, len);
+		if (!want)
+			p[len / 2 + rand32() % (len / 2)] = 0xff;
+		nmi_call.p = p;
+		nmi_call.len = len;
+		nmi_call.done = false;
+		atomic_set(&nmi_call.armed, 1);
+		preempt_disable();
+		apic->send_IPI_mask(cpumask_of(smp_processor_id()), NMI_VECTOR);
+		timeout = jiffies + HZ;
+		while (!smp_load_acquire(&nmi_call.done) &&
+		       time_before(jiffies, timeout))
+			cpu_relax();
+		preempt_enable();
+		atomic_set(&nmi_call.armed, 0);
+		KUNIT_EXPECT_TRUE_MSG(test, nmi_call.done, "no NMI arrived");
+		KUNIT_EXPECT_EQ_MSG(test, want, nmi_call.valid, "path %s",
+				    utf8val_path_name(path));
+	}
+	unregister_nmi_handler(NMI_LOCAL, "utf8val_kunit");
+	utf8val_simd_select(admin_path);
+}
+#else
+static void utf8val_in_nmi(struct kunit *test)
+{
+	kunit_skip(test, "no local APIC to send an NMI with");
+}
+#endif
 
 /* The stream cut in two at every point reaches the one-call verdict. */
 static void utf8val_stream_every_split(struct kunit *test)
@@ -309,6 +392,7 @@ static struct kunit_case utf8val_kunit_cases[] = {
 	KUNIT_CASE(utf8val_every_alignment),
 	KUNIT_CASE(utf8val_stream_every_split),
 	KUNIT_CASE_PARAM(utf8val_every_path, path_gen_params),
+	KUNIT_CASE(utf8val_in_nmi),
 	KUNIT_CASE(utf8val_codec_round_trip),
 	KUNIT_CASE(utf8val_benchmark),
 	{},
@@ -324,5 +408,5 @@ static struct kunit_suite utf8val_kunit_suite = {
 kunit_test_suite(utf8val_kunit_suite);
 
 MODULE_DESCRIPTION("KUnit tests for utf8val against an independent reference");
-MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+UTF8VAL_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 MODULE_LICENSE("GPL");
