@@ -126,7 +126,7 @@ static __always_inline size_t blocks(const u8 *s, size_t from, size_t to,
 		.fourth_min = _mm256_set1_epi8((char)(FOURTH_MIN - 0x80)),
 		.tail_max = load32((const u8 *)tail_max),
 	};
-	__m256i prev = _mm256_setzero_si256(), open, a, b;
+	__m256i prev = _mm256_setzero_si256(), open, a = prev, b = prev;
 	u64 count = 0;
 	size_t i = from, rest;
 
@@ -169,9 +169,21 @@ static __always_inline size_t blocks(const u8 *s, size_t from, size_t to,
 			count += char_starts_tail(a, b, rest);
 		i = to;
 	}
-	/* At the end of the input, the last block must close its character. */
-	if (i == to && !_mm256_testz_si256(open, open))
-		i = i - from >= 64 ? i - 64 : from;
+	/*
+	 * At the end of the input, the last block must close its character:
+	 * if it does not, it is not clean, nor are its characters counted.
+	 * a and b hold it (an ASCII block leaves no character open).
+	 */
+	if (i == to && !_mm256_testz_si256(open, open)) {
+		if (i - from >= 64) {
+			i -= 64;
+			if (chars)
+				count -= char_starts(a, b);
+		} else {
+			i = from;
+			count = 0;
+		}
+	}
 out:
 	if (chars)
 		*chars += count;

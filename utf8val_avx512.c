@@ -190,9 +190,21 @@ static __always_inline size_t blocks(const u8 *s, size_t from, size_t to,
 		goto out;
 	rest = to - i;
 	if (!rest) {
-		/* at the end of the input, the last block must close */
-		if (ends_open(&t, prev))
-			i = i - from >= 64 ? i - 64 : from;
+		/*
+		 * At the end of the input, the last block (prev: an ASCII
+		 * one leaves none open) must close its character, or it is
+		 * not clean, nor are its characters counted.
+		 */
+		if (ends_open(&t, prev)) {
+			if (i - from >= 64) {
+				i -= 64;
+				if (chars)
+					count -= __builtin_popcountll(starts(prev));
+			} else {
+				i = from;
+				count = 0;
+			}
+		}
 		goto out;
 	}
 	/* the zeros after the tail end any character left open */

@@ -167,26 +167,49 @@ static size_t rewind_to_boundary(const u8 *s, size_t lo, size_t at)
 }
 
 /*
+ * *@chars counted the characters started up to @at; the caller stops at
+ * the boundary @to <= @at instead. Unless @chars is NULL, take off the
+ * characters started in between, and return @to.
+ */
+static __always_inline size_t uncount(const u8 *s, size_t to, size_t at,
+				      u64 *chars)
+{
+	if (chars)
+		*chars -= utf8val_count(s + to, at - to);
+	return to;
+}
+
+/*
  * One lane from @i to @end, in state @state, over a lane that started at
  * the boundary @lo. Returns @end if everything is valid and complete,
- * otherwise a character boundary at or before the first error (and then
- * what it added to @chars is meaningless).
+ * otherwise a character boundary at or before the first error; adds to
+ * @chars the characters before the returned point.
  */
 static __always_inline size_t dfa_lane(const u64 *tbl, const u8 *s, size_t lo,
 				       size_t i, size_t end, u64 state,
 				       u64 *chars)
 {
+	u64 counted = 0;
 	size_t tail;
 
 	while (end - i >= DFA_BLOCK) {
-		u64 next = dfa_block(tbl, s + i, state, chars);
+		u64 next;
 
-		if (!(next & STATE_MASK))
-			return rewind_to_boundary(s, lo, i);
+		if (chars)
+			counted = *chars;
+		next = dfa_block(tbl, s + i, state, chars);
+		if (!(next & STATE_MASK)) {
+			if (chars)
+				*chars = counted;
+			return uncount(s, rewind_to_boundary(s, lo, i), i,
+				       chars);
+		}
 		state = next;
 		i += DFA_BLOCK;
 	}
 	tail = i;
+	if (chars)
+		counted = *chars;
 	if ((state & STATE_MASK) == S_ACC)
 		while (end - i >= 8 && !(load64(s + i) & HIGH_BITS))
 			i += 8;
@@ -197,8 +220,11 @@ static __always_inline size_t dfa_lane(const u64 *tbl, const u8 *s, size_t lo,
 		if (chars)
 			*chars += !is_cont(s[i]);
 	}
-	if ((state & STATE_MASK) != S_ACC)
-		return rewind_to_boundary(s, lo, tail);
+	if ((state & STATE_MASK) != S_ACC) {
+		if (chars)
+			*chars = counted;
+		return uncount(s, rewind_to_boundary(s, lo, tail), tail, chars);
+	}
 	return end;
 }
 
@@ -275,8 +301,9 @@ static __always_inline size_t dfa_lanes(const u64 *tbl, const u8 *s,
 	 */
 	for (k = 0; k < DFA_LANES; k++) {
 		if (failed && !(st[k] & STATE_MASK)) {
-			done = rewind_to_boundary(s, bound[k],
-						  bound[k] + checked);
+			done = uncount(s, rewind_to_boundary(s, bound[k],
+							     bound[k] + checked),
+				       bound[k] + off, cnt);
 			break;
 		}
 		done = dfa_lane(tbl, s, bound[k], bound[k] + off,
@@ -284,6 +311,9 @@ static __always_inline size_t dfa_lanes(const u64 *tbl, const u8 *s,
 		if (done != bound[k + 1])
 			break;
 	}
+	/* Lanes after the one that stopped are not part of the prefix. */
+	while (chars && ++k < DFA_LANES)
+		count -= utf8val_count(s + bound[k], off);
 	if (chars)
 		*chars = count;
 	return done;
@@ -306,8 +336,8 @@ static noinline size_t dfa_lanes_checking(const u64 *tbl, const u8 *s,
  * How much of @s is valid, as a character boundary: @len if all of it,
  * otherwise a boundary before the first error (or before an incomplete
  * tail) where the exact path takes over. Unless @chars is NULL,
- * *@chars receives the number of characters, meaningful only when the
- * return value is @len.
+ * *@chars receives the number of characters before the returned point,
+ * so that an error costs no second pass to count them.
  */
 static __always_inline size_t dfa_prefix(const u64 *tbl, const u8 *s,
 					 size_t len, u64 *chars)
@@ -364,14 +394,17 @@ const char *utf8val_path_name(enum utf8val_path path)
 
 static unsigned int cpu_paths(void)
 {
-	static unsigned int paths;
+	static unsigned int paths;	/* racing callers store the same value */
+	unsigned int has = utf8val_read_once(paths);
 
-	if (!paths)
-		paths = 1u << UTF8VAL_PATH_SCALAR |
-			utf8val_cpu_has_avx2() << UTF8VAL_PATH_AVX2 |
-			utf8val_cpu_has_avx512() << UTF8VAL_PATH_AVX512 |
-			(utf8val_cpu_zmm_slow() ? CPU_ZMM_SLOW : 0);
-	return paths;
+	if (!has) {
+		has = 1u << UTF8VAL_PATH_SCALAR |
+		      utf8val_cpu_has_avx2() << UTF8VAL_PATH_AVX2 |
+		      utf8val_cpu_has_avx512() << UTF8VAL_PATH_AVX512 |
+		      (utf8val_cpu_zmm_slow() ? CPU_ZMM_SLOW : 0);
+		utf8val_write_once(paths, has);
+	}
+	return has;
 }
 
 enum utf8val_path utf8val_simd_select(int path)
@@ -468,9 +501,10 @@ enum utf8val_path utf8val_simd_path(void)
 }
 #endif
 
-/* The KUnit suite forces each path in turn. */
+/* The KUnit suite forces each path in turn, and restores the one set. */
 UTF8VAL_EXPORT_FOR_TESTS(utf8val_simd_select);
 UTF8VAL_EXPORT_FOR_TESTS(utf8val_path_name);
+UTF8VAL_EXPORT_FOR_TESTS(utf8val_simd_path);
 
 /* Whole ASCII words at @s that need no per-byte look. */
 static size_t ascii_words(const u8 *s, size_t len, bool reject_nul)
@@ -503,7 +537,8 @@ static __always_inline size_t ascii_prefix(const u8 *s, size_t len)
 }
 
 /*
- * The valid prefix as dfa_prefix() gives it, by the fastest path. @chunk
+ * The valid prefix as dfa_prefix() gives it, by the fastest path, and in
+ * *@chars (unless NULL) the characters in it. @chunk
  * is the length the caller was handed, which decides whether vector
  * set-up pays: a stream chunk that first finishes a character left open
  * by the previous one is still a whole chunk.
@@ -780,6 +815,24 @@ void utf8val_stream_init(struct utf8val_stream *st, unsigned int flags)
 
 UTF8VAL_EXPORT(utf8val_stream_init);
 
+/*
+ * The bytes of a character that @s starts but does not finish, judged by
+ * its lead byte alone (0 if it ends at a boundary, or if what is there is
+ * not even a start): only a hint, the exact path decides.
+ */
+static size_t open_tail(const u8 *s, size_t len)
+{
+	size_t i = len;
+
+	while (i && len - i < UTF8VAL_MAX_SEQ - 1 && is_cont(s[i - 1]))
+		i--;
+	if (!i || s[i - 1] < 0xc0)
+		return 0;
+	i--;
+	/* a lead byte with k leading ones starts a k-byte sequence */
+	return len - i < (size_t)__builtin_clz(~((u32)s[i] << 24)) ? len - i : 0;
+}
+
 /* Feed @len bytes into a stream that has no error yet. */
 static void stream_feed(struct utf8val_stream *st, const u8 *s, size_t len)
 {
@@ -801,8 +854,14 @@ static void stream_feed(struct utf8val_stream *st, const u8 *s, size_t len)
 		s += n;
 		len -= n;
 	}
-	n = fast_prefix(tbl, s, len, len + (s - start), &chars);
-	st->chars += n == len ? chars : utf8val_count(s, n);
+	/*
+	 * A chunk that ends inside a character is the common case: hand the
+	 * fast path only the complete ones, so that it does not stop there
+	 * and step back, and the exact path opens the last.
+	 */
+	n = fast_prefix(tbl, s, len - open_tail(s, len), len + (s - start),
+			&chars);
+	st->chars += chars;
 	st->pos += n;
 	exact_scan(st, s + n, len - n);
 }
@@ -889,7 +948,7 @@ enum utf8val_error utf8val_validate(const void *buf, size_t len,
 {
 	const u64 *tbl = dfa_table(flags);
 	struct utf8val_stream st;
-	u64 chars;
+	u64 chars = 0;
 	size_t n = 0;
 
 	if (tbl) {
@@ -906,7 +965,7 @@ enum utf8val_error utf8val_validate(const void *buf, size_t len,
 	utf8val_stream_init(&st, flags);
 	if (!st.error) {
 		st.pos = n;
-		st.chars = utf8val_count(buf, n);
+		st.chars = chars;
 		exact_scan(&st, (const u8 *)buf + n, len - n);
 	}
 	return utf8val_stream_result(&st, res);
