@@ -17,7 +17,7 @@ CLANG		?= clang
 FUZZ_SECONDS	?= 60
 
 CORE_SRC	:= utf8val_core.c
-CORE_HDR	:= utf8val.h utf8val_types.h utf8val_simd.h
+CORE_HDR	:= utf8val.h utf8val_types.h utf8val_simd.h utf8val_user.h
 # The vector paths: own translation units with their own flags.
 # immintrin.h would pull in libc's malloc through mm_malloc.h.
 VEC		:= avx2 avx512
@@ -30,16 +30,13 @@ TEST_HDR	:= tests/common.h tests/reference.h $(CORE_HDR)
 TESTS		:= test_api test_vectors test_random test_exhaustive
 
 WARN		:= -Wall -Wextra -Wno-missing-field-initializers -Werror
-# What the kernel's compiler_types.h gives the core in the module.
-INLINE		:= -D'__always_inline=__attribute__((__always_inline__)) inline' \
-		   -D'noinline=__attribute__((__noinline__))'
-HOST_CFLAGS	:= -O2 -g $(WARN) $(INLINE)
+HOST_CFLAGS	:= -O2 -g $(WARN)
 
 # x86-64 kernel code generation, as Kbuild uses it: no FPU/SIMD registers,
 # no red zone, no jump tables.
 KERNEL_NO_FPU	:= -mno-sse -mno-mmx -mno-sse2 -mno-3dnow -mno-avx \
 		   -mno-80387 -mno-fp-ret-in-387
-KERNEL_CFLAGS	:= -O2 -g $(WARN) $(INLINE) -ffreestanding -fno-strict-aliasing \
+KERNEL_CFLAGS	:= -O2 -g $(WARN) -ffreestanding -fno-strict-aliasing \
 		   -fno-common -fno-delete-null-pointer-checks \
 		   $(KERNEL_NO_FPU) -mno-red-zone \
 		   -mpreferred-stack-boundary=3 -mskip-rax-setup \
@@ -52,7 +49,7 @@ SAN_FLAGS	:= -fsanitize=address,undefined -fno-sanitize-recover=all
 VARIANTS	:= host asan m32 kernel-flags
 host_CORE	:= $(HOST_CFLAGS)
 host_TEST	:= $(HOST_CFLAGS)
-asan_CORE	:= -O1 -g $(WARN) $(INLINE) $(SAN_FLAGS)
+asan_CORE	:= -O1 -g $(WARN) $(SAN_FLAGS)
 asan_TEST	:= $(asan_CORE)
 asan_LD		:= $(SAN_FLAGS)
 m32_CORE	:= -m32 $(HOST_CFLAGS)
@@ -160,7 +157,19 @@ $(BUILD)/bench/bench: bench/bench.c bench/peers.h $(BUILD)/bench/peers.o $(BENCH
 $(BUILD)/bench/fpu_cost $(BUILD)/bench/icount: $(BUILD)/bench/%: bench/%.c $(BENCH_OBJS)
 	$(CC) -O2 -g $(WARN) -I. -o $@ $< $(BENCH_OBJS)
 
-BENCH_BINS	:= $(addprefix $(BUILD)/bench/,bench icount fpu_cost)
+# What kernel callers get: kernel flags and the module's vector threshold.
+$(BUILD)/kbench/utf8val_core.o: $(CORE_SRC) $(CORE_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(KERNEL_CFLAGS) -DUTF8VAL_SIMD_MIN_LEN=4096 -c $< -o $@
+$(eval $(call vec_rules,kbench,$(KERNEL_CFLAGS)))
+$(BUILD)/kbench/word_loop.o: bench/word_loop.c bench/word_loop.h utf8val_types.h
+	@mkdir -p $(@D)
+	$(CC) $(KERNEL_CFLAGS) -I. -c $< -o $@
+$(BUILD)/bench/kernel_rows: bench/kernel_rows.c bench/word_loop.h $(BUILD)/kbench/utf8val_core.o $(VEC:%=$(BUILD)/kbench/utf8val_%.o) $(BUILD)/kbench/word_loop.o
+	@mkdir -p $(@D)
+	$(CC) -O2 -g $(WARN) -I. -o $@ $< $(filter %.o,$^)
+
+BENCH_BINS	:= $(addprefix $(BUILD)/bench/,bench icount fpu_cost kernel_rows)
 bench: $(BENCH_BINS)
 	scripts/run-bench $(BENCH_BINS)
 
@@ -169,10 +178,10 @@ FUZZ_SAN	:= -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_OBJS	:= $(VEC:%=$(BUILD)/fuzz/utf8val_%.o)
 $(FUZZ_OBJS): $(BUILD)/fuzz/utf8val_%.o: utf8val_%.c $(CORE_HDR) $(VEC_HDR)
 	@mkdir -p $(@D)
-	$(CLANG) -O1 -g $(INLINE) $($*_FLAGS) $(FUZZ_SAN) \
+	$(CLANG) -O1 -g $($*_FLAGS) $(FUZZ_SAN) \
 		-fsanitize=fuzzer-no-link -c $< -o $@
 $(BUILD)/fuzz/fuzz_core: tests/fuzz_core.c $(CORE_SRC) $(TEST_COMMON) $(TEST_HDR) $(FUZZ_OBJS)
-	$(CLANG) -O1 -g $(INLINE) $(FUZZ_SAN) -fsanitize=fuzzer \
+	$(CLANG) -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer \
 		-o $@ $< $(CORE_SRC) $(TEST_COMMON) $(FUZZ_OBJS)
 
 fuzz: $(BUILD)/fuzz/fuzz_core

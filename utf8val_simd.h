@@ -8,6 +8,11 @@
 
 #include "utf8val_types.h"
 
+/* Outside the kernel, the kernel's inlining attributes. */
+#ifndef __KERNEL__
+#include "utf8val_user.h"
+#endif
+
 /*
  * Check the 64-byte blocks of @s from @from up to @to, strict RFC 3629.
  * @from is 0 or at least 64; the 64 bytes before it are the context.
@@ -39,9 +44,30 @@ enum utf8val_path {
 	NR_UTF8VAL_PATHS
 };
 
-/* Choose @path if the CPU has it (-1: the best); returns the one chosen. */
+/**
+ * utf8val_simd_select() - choose the validation path
+ * @path: an &enum utf8val_path, or -1 for the best the CPU has
+ *
+ * A path the CPU lacks falls back to the scalar one. Safe against callers
+ * validating at the same time: each call sees the old path or the new.
+ *
+ * Return: the path now in use.
+ */
 enum utf8val_path utf8val_simd_select(int path);
+
+/**
+ * utf8val_simd_path() - the validation path in use
+ *
+ * Return: the path utf8val_simd_select() last chose.
+ */
 enum utf8val_path utf8val_simd_path(void);
+
+/**
+ * utf8val_path_name() - the name utf8val.simd= uses for a path
+ * @path: an &enum utf8val_path
+ *
+ * Return: "scalar", "avx2", "avx512", or "unknown" for anything else.
+ */
 const char *utf8val_path_name(enum utf8val_path path);
 
 #endif /* UTF8VAL_SIMD_H */

@@ -41,13 +41,6 @@ typedef unsigned long long u64;	/* the kernel's u64 on every architecture */
 #define UTF8VAL_EXPORT_FOR_TESTS(sym)	UTF8VAL_EXPORT_NONE(sym)
 #define utf8val_read_once(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define utf8val_write_once(x, val)	__atomic_store_n(&(x), val, __ATOMIC_RELAXED)
-/* The Makefile defines the real attributes; other builds get hints. */
-#ifndef __always_inline
-#define __always_inline	inline
-#endif
-#ifndef noinline
-#define noinline
-#endif
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #endif

@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * What kernel callers get: the core built with the kernel's code
+ * generation flags and its vector threshold (UTF8VAL_SIMD_MIN_LEN 4096;
+ * the FPU save it pays for is bench/fpu_cost.c's subject), on each path.
+ *
+ *   stream/one-shot  1 MiB fed to the stream API in 4 KiB chunks, as
+ *                    /dev/utf8val's write() feeds its bounce page, beside
+ *                    one utf8val_validate() call: throughput ratio
+ *   error/valid      utf8val_validate() of 1 MiB whose last character is
+ *                    ill-formed, beside the same 1 MiB valid: time ratio
+ *   scalar ASCII     utf8val_check() on the scalar path, as an outside
+ *                    caller sees it (a function pointer, eight 64 KiB
+ *                    buffers cut from ASCII text at varied offsets), beside
+ *                    a plain word loop built the same way
+ *
+ * Best of --rounds interleaved rounds, ratios taken within one run.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "utf8val.h"
+#include "utf8val_simd.h"
+#include "bench/word_loop.h"
+
+#define LEN		(1u << 20)
+#define CHUNK		4096
+#define REPS		8
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static u64 rng_state = 0x6b726e6c;
+
+static u32 rng(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state >> 16;
+}
+
+/* LEN bytes of the corpus, repeated, cut at a character boundary. */
+static u8 *corpus(const char *name, size_t *len)
+{
+	char path[256];
+	u8 *t = malloc(LEN + 8);
+	size_t n, have = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "../shared/corpus/%s", name);
+	f = fopen(path, "rb");
+	if (!f) {
+		free(t);
+		return NULL;
+	}
+	n = fread(t, 1, LEN, f);
+	fclose(f);
+	for (have = n; have + n <= LEN; have += n)
+		memcpy(t + have, t, n);
+	*len = have;
+	return t;
+}
+
+/* Random text: 1-byte printable ASCII only (@ascii), or 1..4-byte. */
+static u8 *random_text(bool ascii, size_t *len)
+{
+	u8 *t = malloc(LEN + 8);
+	size_t n = 0;
+
+	while (n + 4 <= LEN) {
+		u32 cp = ascii ? 0x20 + rng() % 0x5f :
+			 (u32[]){ 0x41, 0x100, 0x4e00, 0x1f600 }[rng() % 4] +
+			 rng() % 0x80;
+
+		n += utf8val_encode(cp, 0, t + n);
+	}
+	*len = n;
+	return t;
+}
+
+static u64 sink;
+
+static double time_validate(const u8 *t, size_t len)
+{
+	struct utf8val_result res;
+	double t0 = now();
+
+	for (int r = 0; r < REPS; r++) {
+		utf8val_validate(t, len, 0, &res);
+		sink += res.valid_up_to + res.chars;
+	}
+	return (now() - t0) / REPS;
+}
+
+static double time_stream(const u8 *t, size_t len)
+{
+	struct utf8val_result res;
+	double t0 = now();
+
+	for (int r = 0; r < REPS; r++) {
+		struct utf8val_stream st;
+
+		utf8val_stream_init(&st, 0);
+		for (size_t at = 0; at < len; at += CHUNK)
+			utf8val_stream_feed(&st, t + at,
+					    len - at < CHUNK ? len - at : CHUNK);
+		utf8val_stream_result(&st, &res);
+		sink += res.valid_up_to + res.chars;
+	}
+	return (now() - t0) / REPS;
+}
+
+typedef bool (*check_fn)(const void *buf, size_t len);
+
+/* Best GB/s of @fn over the buffers, called through a pointer. */
+static double pointer_gbps(check_fn volatile fn, u8 *const *bufs, int n,
+			   size_t len, int rounds)
+{
+	double best = 1e9;
+
+	for (int r = 0; r < rounds; r++) {
+		double t0 = now();
+
+		for (int rep = 0; rep < 64; rep++)
+			for (int i = 0; i < n; i++)
+				sink += fn(bufs[i], len);
+		t0 = (now() - t0) / (64.0 * n);
+		best = t0 < best ? t0 : best;
+	}
+	return len / best / 1e9;
+}
+
+static void scalar_ascii(const u8 *ascii, size_t ascii_len, int rounds)
+{
+	enum { NBUF = 8, SIZE = 64 << 10 };
+	u8 *bufs[NBUF];
+	double check, words;
+
+	for (int i = 0; i < NBUF; i++) {
+		/* an odd offset into a page-aligned copy: any alignment */
+		bufs[i] = malloc(SIZE + 64);
+		memcpy(bufs[i], ascii + rng() % (ascii_len - SIZE), SIZE + 64);
+		bufs[i] += 1 + rng() % 63;
+	}
+	utf8val_simd_select(UTF8VAL_PATH_SCALAR);
+	check = pointer_gbps(utf8val_check, bufs, NBUF, SIZE, rounds);
+	words = pointer_gbps(word_loop_ascii, bufs, NBUF, SIZE, rounds);
+	printf("\n%-27s %9s %9s %8s\n", "scalar ASCII, 64 KiB", "check",
+	       "word loop", "ratio");
+	printf("%-27s %9s %9s %8s\n", "(function pointer, 8 bufs)", "GB/s",
+	       "GB/s", ">=0.95");
+	printf("%-27s %9.2f %9.2f %7.2f%s\n", "", check, words, check / words,
+	       check / words >= 0.95 ? " " : "!");
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const names[] = {
+		"rfc3629-en-ja.txt", "web-zh-rfc3629.txt",
+		"linux-6.12-MAINTAINERS.txt", "iso-codes-3166-2.json",
+	};
+	struct { const char *name; u8 *t, *bad; size_t len; } sets[8];
+	int nsets = 0, rounds = argc > 2 ? atoi(argv[2]) : 15;
+
+	sets[nsets].name = "ascii";
+	sets[nsets].t = random_text(true, &sets[nsets].len);
+	nsets++;
+	sets[nsets].name = "random-1-4";
+	sets[nsets].t = random_text(false, &sets[nsets].len);
+	nsets++;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		sets[nsets].t = corpus(names[i], &sets[nsets].len);
+		if (!sets[nsets].t) {
+			printf("# ../shared/corpus/%s missing: row skipped\n",
+			       names[i]);
+			continue;
+		}
+		sets[nsets++].name = names[i];
+	}
+	for (int d = 0; d < nsets; d++) {
+		/* the last character made ill-formed: its last byte is FF */
+		sets[d].bad = malloc(sets[d].len);
+		memcpy(sets[d].bad, sets[d].t, sets[d].len);
+		sets[d].bad[sets[d].len - 1] = 0xff;
+	}
+
+	printf("%-27s %-7s %9s %9s %8s   %9s %9s %8s\n", "dataset (1 MiB)",
+	       "path", "one-shot", "4K-chunks", "ratio", "valid", "error",
+	       "ratio");
+	printf("%-27s %-7s %9s %9s %8s   %9s %9s %8s\n", "", "", "GB/s",
+	       "GB/s", ">=0.90", "us", "us", "<=1.15");
+	for (int d = 0; d < nsets; d++) {
+		for (int path = 0; path < NR_UTF8VAL_PATHS; path++) {
+			double one = 1e9, chunks = 1e9, ok = 1e9, bad = 1e9;
+			size_t len = sets[d].len;
+
+			if ((int)utf8val_simd_select(path) != path)
+				continue;
+			for (int r = 0; r < rounds; r++) {
+				double x;
+
+				x = time_validate(sets[d].t, len);
+				one = x < one ? x : one;
+				x = time_stream(sets[d].t, len);
+				chunks = x < chunks ? x : chunks;
+				x = time_validate(sets[d].t, len);
+				ok = x < ok ? x : ok;
+				x = time_validate(sets[d].bad, len);
+				bad = x < bad ? x : bad;
+			}
+			printf("%-27s %-7s %9.2f %9.2f %7.2f%s   %9.1f %9.1f %7.2f%s\n",
+			       sets[d].name, utf8val_path_name(path),
+			       len / one / 1e9, len / chunks / 1e9,
+			       one / chunks, one / chunks >= 0.9 ? " " : "!",
+			       ok * 1e6, bad * 1e6, bad / ok,
+			       bad / ok <= 1.15 ? " " : "!");
+		}
+	}
+	scalar_ascii(sets[0].t, sets[0].len, rounds);
+	utf8val_simd_select(-1);
+	return sink == 42;	/* keeps the calls */
+}
