@@ -8,16 +8,13 @@
 #define UTF8VAL_COMPAT_H
 
 #include <linux/module.h>
-#include <linux/version.h>
 
 /*
- * Since 6.13 MODULE_IMPORT_NS() and the _NS exports take a string
- * literal; before, a bare name. UTF8VAL_IMPORT_NS(NAME) takes the name.
+ * MODULE_IMPORT_NS() took a bare name before 6.13 and takes a string
+ * literal since. Both write one "import_ns=NAME" entry to .modinfo, which
+ * is what modpost and the module loader read: write it directly, the same
+ * on every kernel, with no version test to keep up to date.
  */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
-#define UTF8VAL_IMPORT_NS(ns)	MODULE_IMPORT_NS(#ns)
-#else
-#define UTF8VAL_IMPORT_NS(ns)	MODULE_IMPORT_NS(ns)
-#endif
+#define UTF8VAL_IMPORT_NS(ns)	MODULE_INFO(import_ns, #ns)
 
 #endif /* UTF8VAL_COMPAT_H */

@@ -257,6 +257,7 @@ static int utf8val_kunit_nmi(unsigned int type, struct pt_regs *regs)
 	if (!atomic_xchg(&nmi_call.armed, 0))
 		return NMI_DONE;	/* not ours */
 	nmi_call.valid = utf8val_check(nmi_call.p, nmi_call.len);
+	/* publishes valid; pairs with the acquire in utf8val_in_nmi() */
 	smp_store_release(&nmi_call.done, true);
 	return NMI_HANDLED;
 }
@@ -264,12 +265,12 @@ static int utf8val_kunit_nmi(unsigned int type, struct pt_regs *regs)
 /*
  * utf8val_check() from an NMI that this CPU sends itself, on each path,
  * with inputs long enough for the vector paths: the answer must be right,
- * and nothing may warn (irq_fpu_usable() warns in NMI; the console log
- * check of the guest run sees it).
+ * and nothing may warn (irq_fpu_usable() warns in NMI).
  */
 static void utf8val_in_nmi(struct kunit *test)
 {
 	const size_t len = 2 * VECTOR_MIN_LEN + 100;
+	bool warned = test_taint(TAINT_WARN);
 	int path, ret;
 
 	ret = register_nmi_handler(NMI_LOCAL, utf8val_kunit_nmi, 0,
@@ -292,6 +293,7 @@ static void utf8val_in_nmi(struct kunit *test)
 		preempt_disable();
 		apic->send_IPI_mask(cpumask_of(smp_processor_id()), NMI_VECTOR);
 		timeout = jiffies + HZ;
+		/* pairs with the release in utf8val_kunit_nmi() */
 		while (!smp_load_acquire(&nmi_call.done) &&
 		       time_before(jiffies, timeout))
 			cpu_relax();
@@ -303,6 +305,9 @@ static void utf8val_in_nmi(struct kunit *test)
 	}
 	unregister_nmi_handler(NMI_LOCAL, "utf8val_kunit");
 	utf8val_simd_select(admin_path);
+	if (!warned)
+		KUNIT_EXPECT_FALSE_MSG(test, test_taint(TAINT_WARN),
+				       "the kernel warned during the NMIs");
 }
 #else
 static void utf8val_in_nmi(struct kunit *test)

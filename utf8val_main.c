@@ -80,7 +80,7 @@ static void stats_add(u64 bytes, unsigned int verdict)
  * VALIDATE, which does not touch the stream, takes nothing.
  */
 struct utf8val_file {
-	struct mutex lock;
+	struct mutex lock;	/* the stream's: see above */
 	struct utf8val_stream st;
 	u8 *bounce;		/* PAGE_SIZE: user bytes pass through here */
 	u64 bytes;		/* sum of the write() results */
@@ -224,7 +224,7 @@ static ssize_t utf8val_write(struct file *file, const char __user *ubuf,
 {
 	struct utf8val_file *uf = file->private_data;
 	struct utf8val_result res;
-	u64 start;
+	u64 start, valid;
 	ssize_t ret;
 
 	if (mutex_lock_interruptible(&uf->lock))
@@ -235,15 +235,20 @@ static ssize_t utf8val_write(struct file *file, const char __user *ubuf,
 		goto out_unlock;
 	}
 	start = uf->bytes;
+	utf8val_stream_result(&uf->st, &res);
+	valid = res.valid_up_to;
 	ret = feed_from_user(uf, ubuf, count);
 	if (utf8val_stream_result(&uf->st, &res) > UTF8VAL_EINCOMPLETE) {
 		count_verdict(uf);
-		ret = res.valid_up_to > start ? res.valid_up_to - start : -EILSEQ;
+		if (res.valid_up_to > start)
+			ret = res.valid_up_to - start;
+		else
+			ret = -EILSEQ;
 	}
-	if (ret > 0) {
+	if (ret > 0)
 		uf->bytes += ret;
-		stats_add(ret, NR_VERDICTS);
-	}
+	/* the statistics count a character once it is complete and valid */
+	stats_add(res.valid_up_to - valid, NR_VERDICTS);
 	publish_tail(uf);
 out_unlock:
 	mutex_unlock(&uf->lock);
@@ -335,7 +340,8 @@ static long ioctl_validate(void __user *argp)
 		return -EFAULT;
 	if (req.reserved || (req.flags & ~UTF8VAL_FLAGS_ALL))
 		return -EINVAL;
-	if (req.len > VALIDATE_MAX)
+	/* a 32-bit kernel cannot address the upper half */
+	if (req.len > VALIDATE_MAX || req.buf != (unsigned long)req.buf)
 		return -EINVAL;
 	buf = kmalloc(PAGE_SIZE, GFP_KERNEL_ACCOUNT);
 	if (!buf)
@@ -355,13 +361,14 @@ static long ioctl_validate(void __user *argp)
 		cond_resched();
 	}
 	utf8val_stream_result(&st, &res);
-	stats_add(res.valid_up_to, res.error);
 	req.valid_up_to = res.valid_up_to;
 	req.chars = res.chars;
 	req.error = res.error;
 	req.error_len = res.error_len;
 	if (copy_to_user(argp, &req, sizeof(req)))
 		ret = -EFAULT;
+	else
+		stats_add(res.valid_up_to, res.error);
 out_free:
 	kfree(buf);
 	return ret;
