@@ -3,12 +3,14 @@
  * Test-only: commit one bug of the kind named by bug=, in module code that
  * calls into utf8val, so that the debug guest proves each detector is live.
  * A run that loads this module must fail; the real run must be clean.
- * Built only for kernels with CONFIG_KUNIT (the debug guest kernel).
+ * Built only on request (UTF8VAL_INJECT=1, the debug guest kernels).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/delay.h>
+#include <linux/jiffies.h>
 #include <linux/kfence.h>
+#include <linux/kthread.h>
 #include <linux/list.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -22,13 +24,14 @@
 
 static char *bug = "none";
 module_param(bug, charp, 0444);
-MODULE_PARM_DESC(bug, "oob, double-free, leak, lock-order, sleep-in-atomic, preempt, ubsan, usercopy, fortify, list or kfence");
+MODULE_PARM_DESC(bug, "oob, double-free, leak, lock-order, sleep-in-atomic, preempt, ubsan, usercopy, fortify, list, kfence or race");
 
 static DEFINE_MUTEX(lock_a);
 static DEFINE_MUTEX(lock_b);
 static DEFINE_SPINLOCK(atomic_lock);
 static int index_past_end = 8;
 module_param(index_past_end, int, 0444);
+MODULE_PARM_DESC(index_past_end, "how far past the end the bounds bugs reach (the compiler cannot know)");
 
 /* An object KFENCE guards, from the sampled allocations; NULL if none. */
 static u8 *kfence_object(void)
@@ -44,6 +47,43 @@ static u8 *kfence_object(void)
 		msleep(20);
 	}
 	return NULL;
+}
+
+/*
+ * The counter bug utf8val once had: valid bytes summed with plain
+ * read-modify-writes from two tasks at once.
+ */
+static unsigned long racy_bytes;
+
+static void count_valid_bytes(void)
+{
+	unsigned long end = jiffies + HZ;
+	static const u8 text[] = "caf\xc3\xa9";
+
+	while (time_before(jiffies, end)) {
+		if (utf8val_check(text, sizeof(text) - 1))
+			racy_bytes += sizeof(text) - 1;
+		cpu_relax();
+	}
+}
+
+static int race_thread(void *unused)
+{
+	count_valid_bytes();
+	while (!kthread_should_stop())
+		msleep(20);
+	return 0;
+}
+
+static void race(void)
+{
+	struct task_struct *other = kthread_run(race_thread, NULL, "utf8val-inject");
+
+	if (IS_ERR(other))
+		return;
+	count_valid_bytes();
+	kthread_stop(other);
+	pr_info("%lu bytes\n", racy_bytes);
 }
 
 static int __init utf8val_inject_init(void)
@@ -120,6 +160,11 @@ static int __init utf8val_inject_init(void)
 		int i = 4 + index_past_end % 4;
 
 		pr_info("read %u\n", small[i]);
+	} else if (!strcmp(bug, "race")) {	/* KCSAN */
+		race();
+	} else {
+		pr_err("unknown bug %s\n", bug);
+		return -EINVAL;
 	}
 	pr_info("injected: %s\n", bug);
 	return 0;
