@@ -330,7 +330,10 @@ TEST(a_fault_at_every_site_of_every_path)
  * Threads racing on one file. Writes are whole valid characters that no
  * flag rejects, so whatever the interleaving with resets and flag changes,
  * every write is taken whole and every verdict says valid; the one-call
- * validation, which does not touch the stream, must match the reference.
+ * validation, which does not touch the stream, must match the reference,
+ * also while another thread switches the validation path (utf8val.simd=)
+ * and others close duplicates of the file or fork children that write
+ * to it and exit. The debug kernels (KCSAN, lockdep) watch this storm.
  */
 struct racer {
 	int fd;
@@ -355,14 +358,19 @@ static void race_once(struct racer *r)
 		UTF8VAL_SURROGATES, UTF8VAL_RFC2279, UTF8VAL_REJECT_NONCHAR };
 	struct utf8val_ioc_flags fl = { 0 };
 	struct utf8val_ioc_validate req = { 0 };
+	static const char *const paths[] = { "scalar", "avx2", "avx512",
+					     "auto" };
+	static __thread u8 big[12 * 1024];	/* the vector paths' lengths */
 	struct utf8val_ioc_verdict v;
 	struct utf8val_result want;
 	u8 buf[512];
 	size_t len = 0;
 	char line[256];
+	int status = 0;
+	pid_t pid;
 	long ret;
 
-	switch (xorshift(&r->rng) % 8) {
+	switch (xorshift(&r->rng) % 10) {
 	case 0:
 	case 1:
 	case 2:
@@ -400,16 +408,37 @@ static void race_once(struct racer *r)
 		    v.chars > v.bytes)
 			race_fail(r, "GET_VERDICT error", v.error);
 		break;
-	default:
-		req.flags = xorshift(&r->rng) % (UTF8VAL_FLAGS_ALL + 1);
-		req.len = random_input(&r->rng, buf, sizeof(buf));
-		req.buf = (unsigned long)buf;
+	case 7:
+		/* strict only, sometimes long: the vector paths' case */
+		req.flags = xorshift(&r->rng) % 2 ? 0 :
+			    xorshift(&r->rng) % (UTF8VAL_FLAGS_ALL + 1);
+		req.len = random_input(&r->rng, big, xorshift(&r->rng) % 2 ?
+				       sizeof(big) : sizeof(buf));
+		req.buf = (unsigned long)big;
 		ret = ioctl(r->fd, UTF8VAL_IOC_VALIDATE, &req);
-		ref_validate(buf, req.len, req.flags, &want);
+		ref_validate(big, req.len, req.flags, &want);
 		if (ret || req.error != want.error ||
 		    req.valid_up_to != want.valid_up_to ||
 		    req.chars != want.chars || req.error_len != want.error_len)
 			race_fail(r, "VALIDATE differs from the reference", ret);
+		break;
+	case 8:
+		if (xorshift(&r->rng) % 16) {
+			ret = close(dup(r->fd));
+			if (ret)
+				race_fail(r, "close(dup())", ret);
+			break;
+		}
+		pid = fork();
+		if (!pid)
+			_exit(write(r->fd, "\xc3\xa9", 2) != 2);
+		if (pid < 0 || waitpid(pid, &status, 0) != pid || status)
+			race_fail(r, "a child's write", status);
+		break;
+	default:
+		if (write_file("/sys/module/utf8val/parameters/simd",
+			       paths[xorshift(&r->rng) % 4]))
+			race_fail(r, "switch the path", -1);
 		break;
 	}
 	r->ops++;
@@ -448,6 +477,7 @@ TEST(threads_race_on_one_file)
 	TH_LOG("%d threads, %.0f s: %lu operations on one file", THREADS,
 	       stress_seconds(), ops);
 	EXPECT_LT(0, ops);
+	EXPECT_EQ(0, write_file("/sys/module/utf8val/parameters/simd", "auto"));
 	close(fd);
 }
 
