@@ -13,25 +13,35 @@ log=build/test.log
 status=0
 
 suite() {
+	local t0=$SECONDS
+
 	echo "# ==== $1" | tee -a "$log"
 	shift
 	"$@" 2>&1 | tee -a "$log"
 	[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+	echo "# ---- $((SECONDS - t0)) s" | tee -a "$log"
 }
 
-scripts/install-deps host fuzz guest static debug uml || { echo "not ok - installing dependencies"; exit 1; }
+if ! scripts/install-deps host fuzz guest static debug uml; then
+	echo "not ok - installing dependencies"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
 
 suite "host tests: 4 build variants" make -s test
 suite "fuzzing" make -s fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
 suite "static checks" scripts/static-checks
-for series in 6.1 6.12; do
+# Debian's kernels: 6.1, 6.12, and 6.12's PREEMPT_RT and cloud flavours.
+for series in 6.1 6.12 6.12-rt 6.12-cloud; do
 	suite "guest: Debian $series kernel in qemu" scripts/guest/run "$series" test
 done
-# 6.12 built from Debian's source with KASAN, UBSAN, lockdep, kmemleak,
-# KFENCE and KUnit (about 5 minutes), 2 CPUs; then one failing run per
-# injected bug, to prove each detector is live.
+# 6.12 built from Debian's source twice (a few minutes each), 2 CPUs:
+# once with KASAN, UBSAN, lockdep, kmemleak, KFENCE and KUnit, once with
+# KCSAN (which excludes KASAN); then one failing run per injected bug, to
+# prove each detector is live.
 suite "guest: debug kernel with every detector" scripts/guest/run debug test
-suite "guest: the debug kernel's detectors are live" scripts/guest/prove-detectors
+suite "guest: KCSAN kernel" scripts/guest/run kcsan test
+suite "guest: the detectors are live" scripts/guest/prove-detectors
 # The KUnit suite again, built into a UML kernel by the kernel's kunit.py.
 suite "KUnit under UML (kunit.py)" scripts/kunit-uml
 
