@@ -323,8 +323,11 @@ TEST(huge_writes)
 
 static u64 rng_state = 0x5eedfeed;
 
-/* The kernel-compiled core against the user-space reference. */
-TEST_F(dev, module_agrees_with_reference)
+/*
+ * The kernel-compiled core against the user-space reference. A
+ * correctness test, not a timed one: KASAN under emulation is slow.
+ */
+TEST_F_TIMEOUT(dev, module_agrees_with_reference, 180)
 {
 	static u8 buf[4096];
 	unsigned long mismatches = 0;
