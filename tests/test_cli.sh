@@ -69,5 +69,60 @@ else
 	failed=$((failed + 1))
 fi
 rm -f "$big"
+
+result() {	# result NAME WANT GOT
+	n=$((n + 1))
+	if [ "$2" = "$3" ]; then
+		echo "ok $n - cli: $1"
+	else
+		echo "not ok $n - cli: $1"
+		echo "#   want: $2"
+		echo "#   got:  $3"
+		failed=$((failed + 1))
+	fi
+}
+
+# A 3-byte character across the read() boundary of a pipe: 30000 euro
+# signs in two writes (65537 bytes, then the rest and "\nab", C0, "x").
+got=$( (printf '\xe2\x82\xac%.0s' $(seq 30000) | head -c 65537; sleep 0.2
+	printf '\xe2\x82\xac%.0s' $(seq 30000) | tail -c +65538
+	printf '\nab\xc0x') | "$cli")
+result "a character split between two reads of a pipe" \
+	"invalid bytes=90005 chars=30003 offset=90003 len=1 error=overlong line=2 column=3" \
+	"$got"
+
+# Random 1- to 4-byte text with newlines and one error, through a pipe
+# in random pieces, against Python's decoder (an independent reference
+# for the offset, line and column).
+for seed in 1 2 3 4 5 6; do
+	got=$(python3 - "$seed" <<'PY' | "$cli" | sed 's/.*offset=\([0-9]*\).* line=\([0-9]*\) column=\([0-9]*\)/\1 \2 \3/'
+import os, random, sys, time
+r = random.Random(int(sys.argv[1]))
+chars = "a\n\u00e9\u20ac\U0001f600z"
+text = "".join(r.choice(chars) for _ in range(r.randrange(20000, 90000)))
+data = text.encode() + r.choice([b"\xc0", b"\xe2\x82A", b"\xed\xa0\x80", b"\xff"]) + b"tail"
+i, out = 0, sys.stdout.buffer
+while i < len(data):
+    k = r.randrange(1, 70000)
+    out.write(data[i:i + k]); out.flush(); i += k
+    time.sleep(0.002)
+PY
+)
+	want=$(python3 - "$seed" <<'PY'
+import random, sys
+r = random.Random(int(sys.argv[1]))
+chars = "a\n\u00e9\u20ac\U0001f600z"
+text = "".join(r.choice(chars) for _ in range(r.randrange(20000, 90000)))
+data = text.encode() + r.choice([b"\xc0", b"\xe2\x82A", b"\xed\xa0\x80", b"\xff"]) + b"tail"
+try:
+    data.decode()
+except UnicodeDecodeError as e:
+    good = data[:e.start].decode()
+    line = good.count("\n") + 1
+    print(e.start, line, len(good) - (good.rfind("\n") + 1) + 1)
+PY
+)
+	result "random text in random pipe pieces, seed $seed: offset, line, column" "$want" "$got"
+done
 echo "1..$n"
 [ "$failed" -eq 0 ]

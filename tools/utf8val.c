@@ -63,9 +63,22 @@ static int check_fd(int fd, const char *name, unsigned int flags, bool quiet)
 		utf8val_stream_result(&st, &res);
 		upto = res.valid_up_to;
 		if (upto > counted) {
-			size_t skip = counted - (total - n);
+			u64 base = total - n;	/* the offset of buf[0] */
+			size_t from = 0;
 
-			track_lines(&pos, &chars, buf + skip, upto - counted);
+			/*
+			 * A character that began in an earlier read() ends
+			 * here: it holds no newline, so skip its last bytes
+			 * and count it.
+			 */
+			if (counted < base) {
+				while (from < (size_t)n &&
+				       (buf[from] & 0xc0) == 0x80)
+					from++;
+				chars++;
+				counted = base + from;
+			}
+			track_lines(&pos, &chars, buf + from, upto - counted);
 			counted = upto;
 		}
 	}
