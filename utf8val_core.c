@@ -189,27 +189,19 @@ static __always_inline size_t dfa_lane(const u64 *tbl, const u8 *s, size_t lo,
 				       size_t i, size_t end, u64 state,
 				       u64 *chars)
 {
-	u64 counted = 0;
 	size_t tail;
 
+	/* a block counts all its character starts, valid or not */
 	while (end - i >= DFA_BLOCK) {
-		u64 next;
+		u64 next = dfa_block(tbl, s + i, state, chars);
 
-		if (chars)
-			counted = *chars;
-		next = dfa_block(tbl, s + i, state, chars);
-		if (!(next & STATE_MASK)) {
-			if (chars)
-				*chars = counted;
-			return uncount(s, rewind_to_boundary(s, lo, i), i,
-				       chars);
-		}
+		if (!(next & STATE_MASK))
+			return uncount(s, rewind_to_boundary(s, lo, i),
+				       i + DFA_BLOCK, chars);
 		state = next;
 		i += DFA_BLOCK;
 	}
 	tail = i;
-	if (chars)
-		counted = *chars;
 	if ((state & STATE_MASK) == S_ACC)
 		while (end - i >= 8 && !(load64(s + i) & HIGH_BITS))
 			i += 8;
@@ -220,11 +212,8 @@ static __always_inline size_t dfa_lane(const u64 *tbl, const u8 *s, size_t lo,
 		if (chars)
 			*chars += !is_cont(s[i]);
 	}
-	if ((state & STATE_MASK) != S_ACC) {
-		if (chars)
-			*chars = counted;
-		return uncount(s, rewind_to_boundary(s, lo, tail), tail, chars);
-	}
+	if ((state & STATE_MASK) != S_ACC)
+		return uncount(s, rewind_to_boundary(s, lo, tail), end, chars);
 	return end;
 }
 
