@@ -102,10 +102,13 @@ test-build: $(addprefix $(BUILD)/$(1)/,$(TESTS))
 endef
 $(foreach v,$(VARIANTS),$(eval $(call variant_rules,$(v))))
 
-# A user's view: the public header alone, strict C99, linked to the library.
-$(BUILD)/header_check: tests/header_check.c $(CORE_HDR) $(BUILD)/libutf8val.a
+# A user's view: the public header alone, strict C99 and C++, linked to
+# the library.
+$(BUILD)/header_check: tests/header_check.c utf8val.h $(BUILD)/libutf8val.a
 	$(CC) -std=c99 -pedantic $(WARN) -I. -o $@ $< $(BUILD)/libutf8val.a
-test-build: $(BUILD)/header_check
+$(BUILD)/header_check_cxx: tests/header_check.c utf8val.h $(BUILD)/libutf8val.a
+	$(CXX) -x c++ -std=c++11 -pedantic $(WARN) -I. -o $@ $< -x none $(BUILD)/libutf8val.a
+test-build: $(BUILD)/header_check $(BUILD)/header_check_cxx
 
 # The device's traffic under the module's vector threshold, the vector
 # entry points wrapped so that the test counts their calls.

@@ -3,13 +3,33 @@
  * utf8val: UTF-8 validation as RFC 3629 section 4 defines it.
  *
  * The same header serves the kernel module, other kernel code and
- * user-space programs linked against build/libutf8val.a.
- * Documentation/utf8val.rst explains the rules and the error model.
+ * user-space programs linked against libutf8val. It stands alone and
+ * defines nothing outside the utf8val_ and UTF8VAL_ names: its types are
+ * plain C ones, the kernel's u8, u32 and u64 on every architecture Linux
+ * runs on. Documentation/utf8val.rst explains the rules and the error
+ * model; utf8val(3) the library.
  */
 #ifndef UTF8VAL_H
 #define UTF8VAL_H
 
-#include "utf8val_types.h"
+#ifdef __KERNEL__
+#include <linux/types.h>
+#else
+#include <stddef.h>
+#ifndef __cplusplus
+#include <stdbool.h>
+#endif
+#endif
+
+/* The library's version; utf8val_version() says which one is linked. */
+#define UTF8VAL_VERSION_MAJOR	1
+#define UTF8VAL_VERSION_MINOR	0
+#define UTF8VAL_VERSION_PATCH	0
+#define UTF8VAL_VERSION_STRING	"1.0.0"
+/* One number that compares in order: 10000 * major + 100 * minor + patch */
+#define UTF8VAL_VERSION		(UTF8VAL_VERSION_MAJOR * 10000 + \
+				 UTF8VAL_VERSION_MINOR * 100 + \
+				 UTF8VAL_VERSION_PATCH)
 
 #ifdef __cplusplus
 extern "C" {
@@ -86,10 +106,10 @@ enum utf8val_error {
  *	sequence length; 0 when valid
  */
 struct utf8val_result {
-	u64 valid_up_to;
-	u64 chars;
-	u32 error;
-	u32 error_len;
+	unsigned long long valid_up_to;
+	unsigned long long chars;
+	unsigned int error;
+	unsigned int error_len;
 };
 
 /**
@@ -100,16 +120,16 @@ struct utf8val_result {
  */
 struct utf8val_stream {
 	/* private: */
-	u64 pos;	/* bytes consumed; stops at the error */
-	u64 chars;	/* complete code points before pos */
-	u64 err_at;	/* valid_up_to of the sticky error */
-	u32 flags;
-	u32 error;	/* sticky enum utf8val_error */
-	u32 error_len;
-	u32 cp;		/* value decoded so far of the pending sequence */
-	u8 lead;	/* first byte of the pending sequence */
-	u8 seen;	/* bytes of it consumed, 0 at a character boundary */
-	u8 need;	/* continuation bytes still expected */
+	unsigned long long pos;		/* bytes consumed; stops at the error */
+	unsigned long long chars;	/* complete code points before pos */
+	unsigned long long err_at;	/* valid_up_to of the sticky error */
+	unsigned int flags;
+	unsigned int error;	/* sticky enum utf8val_error */
+	unsigned int error_len;
+	unsigned int cp;	/* value decoded so far of the pending sequence */
+	unsigned char lead;	/* first byte of the pending sequence */
+	unsigned char seen;	/* bytes of it consumed, 0 at a boundary */
+	unsigned char need;	/* continuation bytes still expected */
 };
 
 bool utf8val_check(const void *buf, size_t len);
@@ -124,10 +144,13 @@ enum utf8val_error utf8val_stream_result(const struct utf8val_stream *st,
 					 struct utf8val_result *res);
 
 enum utf8val_error utf8val_decode(const void *buf, size_t len,
-				  unsigned int flags, u32 *cp, u32 *seq_len);
-u32 utf8val_encode(u32 cp, unsigned int flags, u8 *out);
-u64 utf8val_count(const void *buf, size_t len);
+				  unsigned int flags, unsigned int *cp,
+				  unsigned int *seq_len);
+unsigned int utf8val_encode(unsigned int cp, unsigned int flags,
+			    unsigned char *out);
+unsigned long long utf8val_count(const void *buf, size_t len);
 const char *utf8val_error_name(enum utf8val_error err);
+const char *utf8val_version(void);
 
 #ifdef __cplusplus
 }

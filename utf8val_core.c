@@ -1112,3 +1112,20 @@ const char *utf8val_error_name(enum utf8val_error err)
 }
 
 UTF8VAL_EXPORT(utf8val_error_name);
+
+/**
+ * utf8val_version() - the version of the code linked in
+ *
+ * A program built against one version of utf8val.h may run with another
+ * library: %UTF8VAL_VERSION_STRING says which header it was built with,
+ * this which code runs.
+ *
+ * Context: Any context.
+ * Return: a static string such as "1.0.0".
+ */
+const char *utf8val_version(void)
+{
+	return UTF8VAL_VERSION_STRING;
+}
+
+UTF8VAL_EXPORT(utf8val_version);

@@ -614,4 +614,5 @@ module_init(utf8val_init);
 module_exit(utf8val_exit);
 
 MODULE_DESCRIPTION("Strict UTF-8 validation (RFC 3629) for kernel code and user space");
+MODULE_VERSION(UTF8VAL_VERSION_STRING);
 MODULE_LICENSE("GPL");

@@ -3,6 +3,7 @@
 #ifndef UTF8VAL_REFERENCE_H
 #define UTF8VAL_REFERENCE_H
 
+#include "../utf8val_types.h"
 #include "../utf8val.h"
 
 /* The verdict of RFC 3629 (as flags change it) on @buf, from first principles. */

@@ -19,15 +19,15 @@
 #include "utf8val.h"
 
 struct position {
-	u64 line;		/* newlines before the current point, plus 1 */
-	u64 line_chars;		/* characters before the current line */
+	unsigned long long line;		/* newlines before the current point, plus 1 */
+	unsigned long long line_chars;		/* characters before the current line */
 };
 
 /* Advance @pos over @len bytes of valid UTF-8 that end at a boundary. */
-static void track_lines(struct position *pos, u64 *chars, const u8 *s,
+static void track_lines(struct position *pos, unsigned long long *chars, const unsigned char *s,
 			size_t len)
 {
-	const u8 *end = s + len, *nl;
+	const unsigned char *end = s + len, *nl;
 
 	while ((nl = memchr(s, '\n', end - s))) {
 		*chars += utf8val_count(s, nl + 1 - s);
@@ -43,13 +43,13 @@ static int check_fd(int fd, const char *name, unsigned int flags, bool quiet)
 	struct utf8val_stream st;
 	struct utf8val_result res;
 	struct position pos = { 1, 0 };
-	static u8 buf[1 << 16];
-	u64 total = 0, counted = 0, chars = 0;
+	static unsigned char buf[1 << 16];
+	unsigned long long total = 0, counted = 0, chars = 0;
 	ssize_t n;
 
 	utf8val_stream_init(&st, flags);
 	while ((n = read(fd, buf, sizeof(buf))) != 0) {
-		u64 upto;
+		unsigned long long upto;
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -63,7 +63,7 @@ static int check_fd(int fd, const char *name, unsigned int flags, bool quiet)
 		utf8val_stream_result(&st, &res);
 		upto = res.valid_up_to;
 		if (upto > counted) {
-			u64 base = total - n;	/* the offset of buf[0] */
+			unsigned long long base = total - n;	/* the offset of buf[0] */
 			size_t from = 0;
 
 			/*
