@@ -27,7 +27,7 @@ avx512_FLAGS	:= -mavx512f -mavx512bw -mpopcnt -D_MM_MALLOC_H_INCLUDED
 VEC_HDR		:= utf8val_simd_tables.h
 TEST_COMMON	:= tests/common.c tests/reference.c
 TEST_HDR	:= tests/common.h tests/reference.h $(CORE_HDR)
-TESTS		:= test_api test_vectors test_random test_exhaustive
+TESTS		:= test_api test_vectors test_random test_replace test_exhaustive
 
 WARN		:= -Wall -Wextra -Wno-missing-field-initializers -Werror
 HOST_CFLAGS	:= -O2 -g $(WARN)

@@ -132,6 +132,29 @@ struct utf8val_stream {
 	unsigned char need;	/* continuation bytes still expected */
 };
 
+/**
+ * struct utf8val_errors - an iteration over every error of a buffer
+ *
+ * Caller-allocated. The members are private: use utf8val_errors_init()
+ * and utf8val_errors_next().
+ */
+struct utf8val_errors {
+	/* private: */
+	const unsigned char *buf;
+	size_t len;
+	size_t pos;			/* where the next search starts */
+	unsigned long long chars;	/* characters before pos */
+	unsigned int flags;
+	bool ended;
+};
+
+/* U+FFFD REPLACEMENT CHARACTER, as utf8val_replace() writes it */
+#define UTF8VAL_REPLACEMENT	"\xef\xbf\xbd"
+/* The most bytes utf8val_replace() can make of @len bytes */
+#define UTF8VAL_REPLACE_MAX(len)	(3 * (unsigned long long)(len))
+/* utf8val_replace()'s answer to unknown flag bits */
+#define UTF8VAL_REPLACE_EFLAGS	(~0ull)
+
 bool utf8val_check(const void *buf, size_t len);
 enum utf8val_error utf8val_validate(const void *buf, size_t len,
 				    unsigned int flags,
@@ -142,6 +165,14 @@ enum utf8val_error utf8val_stream_feed(struct utf8val_stream *st,
 				       const void *buf, size_t len);
 enum utf8val_error utf8val_stream_result(const struct utf8val_stream *st,
 					 struct utf8val_result *res);
+
+void utf8val_errors_init(struct utf8val_errors *it, const void *buf,
+			 size_t len, unsigned int flags);
+bool utf8val_errors_next(struct utf8val_errors *it,
+			 struct utf8val_result *err);
+unsigned long long utf8val_replace(const void *buf, size_t len,
+				   unsigned int flags, void *dst,
+				   size_t size);
 
 enum utf8val_error utf8val_decode(const void *buf, size_t len,
 				  unsigned int flags, unsigned int *cp,

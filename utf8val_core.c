@@ -88,9 +88,17 @@ static const u64 dfa_strict[256] = DFA_TABLE(S_ED);
 /* With UTF8VAL_SURROGATES, ED takes any two continuation bytes. */
 static const u64 dfa_surrogates[256] = DFA_TABLE(S_C2);
 
-/* The DFA covers these modes; the others take the exact path. */
+#define POLICY_FLAGS	(UTF8VAL_REJECT_NUL | UTF8VAL_REJECT_NONCHAR | \
+			 UTF8VAL_REJECT_BOM)
+
+/*
+ * The DFA covers strict RFC 3629 and strict plus surrogates; the policy
+ * flags only refuse some of what those accept, which policy_prefix()
+ * finds in the DFA's valid prefix. RFC 2279 takes the exact path.
+ */
 static const u64 *dfa_table(unsigned int flags)
 {
+	flags &= ~POLICY_FLAGS;
 	if (!flags)
 		return dfa_strict;
 	if (flags == UTF8VAL_SURROGATES)
@@ -639,6 +647,107 @@ static enum utf8val_error policy_error(u32 cp, u64 at, unsigned int flags)
 	return UTF8VAL_OK;
 }
 
+/* Lead bytes EF..FF (EF..F4 in valid text): the policy candidates. */
+static inline u64 high_lead_lanes(u64 w)
+{
+	return ((w & ~HIGH_BITS) + 0x1111111111111111ull) & w & HIGH_BITS;
+}
+
+/*
+ * In @s[0, @len), valid under the DFA and ending at a boundary, where
+ * @at is the offset of @s in the whole input: the start of the first
+ * character a policy flag refuses, or @len. Only a zero byte (U+0000),
+ * a BOM at offset 0 and characters led by EF..F4 (every noncharacter)
+ * can be refused, so words without them are skipped 8 bytes at a time.
+ */
+static size_t policy_prefix(const u8 *s, size_t len, u64 at,
+			    unsigned int flags)
+{
+	const bool nul = flags & UTF8VAL_REJECT_NUL;
+	const bool nonchar = flags & UTF8VAL_REJECT_NONCHAR;
+	size_t i = 0, end;
+
+	if ((flags & UTF8VAL_REJECT_BOM) && !at && len >= 3 &&
+	    s[0] == 0xef && s[1] == 0xbb && s[2] == 0xbf)
+		return 0;
+	if (!nul && !nonchar)
+		return len;
+	while (i < len) {
+		end = len;
+		if (len - i >= 8) {
+			u64 w = load64(s + i), hit = 0;
+
+			if (nul)
+				hit |= (w - LOW_BITS) & ~w & HIGH_BITS;
+			if (nonchar)
+				hit |= high_lead_lanes(w);
+			if (!hit) {
+				i += 8;
+				continue;
+			}
+			end = i + 8;
+		}
+		for (; i < end; i++) {
+			u32 cp;
+
+			if (!s[i] && nul)
+				return i;
+			if (s[i] < 0xef || !nonchar)
+				continue;
+			/* a whole character: the prefix ends at a boundary */
+			if (s[i] == 0xef)
+				cp = 0xf000 | (s[i + 1] & 0x3f) << 6 |
+				     (s[i + 2] & 0x3f);
+			else
+				cp = (s[i] & 0x07) << 18 |
+				     (s[i + 1] & 0x3f) << 12 |
+				     (s[i + 2] & 0x3f) << 6 | (s[i + 3] & 0x3f);
+			if (is_noncharacter(cp))
+				return i;
+		}
+	}
+	return len;
+}
+
+static size_t open_tail(const u8 *s, size_t len);
+
+/*
+ * fast_prefix() under the policy flags too: the DFA's valid prefix cut
+ * before the first character they refuse, which the exact path then
+ * classifies. Windows that double from 64 bytes keep the cost of finding
+ * an error in proportion to its offset, whatever follows it: the error
+ * iterator resumes after each one, and U+0000 a million times over must
+ * not cost a million passes over the rest.
+ */
+static size_t checked_prefix(const u64 *tbl, const u8 *s, size_t len,
+			     size_t chunk, u64 at, unsigned int flags,
+			     u64 *chars)
+{
+	size_t done = 0, win = 64, n, p;
+	u64 count;
+
+	if (!(flags & POLICY_FLAGS))
+		return fast_prefix(tbl, s, len, chunk, chars);
+	*chars = 0;
+	while (done < len) {
+		const u8 *w = s + done;
+		size_t wlen = len - done > win ? win : len - done;
+
+		/* a window cut inside a character ends before it */
+		if (wlen < len - done)
+			wlen -= open_tail(w, wlen);
+		n = fast_prefix(tbl, w, wlen, chunk, &count);
+		p = policy_prefix(w, n, at + done, flags);
+		*chars += count - utf8val_count(w + p, n - p);
+		done += p;
+		if (p < wlen)	/* an error, or the end's open character */
+			break;
+		if (win < 64 * 1024)
+			win *= 2;
+	}
+	return done;
+}
+
 static void set_error(struct utf8val_stream *st, u64 at,
 		      enum utf8val_error err, u32 len)
 {
@@ -848,8 +957,8 @@ static void stream_feed(struct utf8val_stream *st, const u8 *s, size_t len)
 	 * fast path only the complete ones, so that it does not stop there
 	 * and step back, and the exact path opens the last.
 	 */
-	n = fast_prefix(tbl, s, len - open_tail(s, len), len + (s - start),
-			&chars);
+	n = checked_prefix(tbl, s, len - open_tail(s, len), len + (s - start),
+			   st->pos, st->flags, &chars);
 	st->chars += chars;
 	st->pos += n;
 	exact_scan(st, s + n, len - n);
@@ -941,7 +1050,7 @@ enum utf8val_error utf8val_validate(const void *buf, size_t len,
 	size_t n = 0;
 
 	if (tbl) {
-		n = fast_prefix(tbl, buf, len, len, &chars);
+		n = checked_prefix(tbl, buf, len, len, 0, flags, &chars);
 		if (n == len) {
 			if (res)
 				*res = (struct utf8val_result){
@@ -978,6 +1087,151 @@ bool utf8val_check(const void *buf, size_t len)
 }
 
 UTF8VAL_EXPORT(utf8val_check);
+
+/**
+ * utf8val_errors_init() - start iterating over the errors of a buffer
+ * @it: caller-allocated iteration state
+ * @buf: bytes to validate; must stay in place while @it is used
+ * @len: length of @buf in bytes
+ * @flags: UTF8VAL_* flags, 0 for strict RFC 3629
+ *
+ * Context: Any context.
+ */
+void utf8val_errors_init(struct utf8val_errors *it, const void *buf,
+			 size_t len, unsigned int flags)
+{
+	*it = (struct utf8val_errors){
+		.buf = buf,
+		.len = len,
+		.flags = flags,
+	};
+}
+
+UTF8VAL_EXPORT(utf8val_errors_init);
+
+/**
+ * utf8val_errors_next() - the next error, resuming after the last one
+ * @it: iteration started by utf8val_errors_init()
+ * @err: where to store the error, or the totals at the end; or %NULL
+ *
+ * Each error is the one utf8val_validate() would report on the rest of
+ * the buffer after the previous error's maximal subpart, with offsets
+ * counted from the start of the buffer: @err->valid_up_to is where it
+ * starts, @err->error_len its length, and @err->chars the characters
+ * before it, each earlier error counting as one. Those are the positions
+ * of its U+FFFD in what utf8val_replace() makes. A %UTF8VAL_REJECT_BOM
+ * error can only be the first. An input that ends inside a character
+ * gives %UTF8VAL_EINCOMPLETE last; unknown flag bits give
+ * %UTF8VAL_EFLAGS once, having validated nothing.
+ *
+ * Context: Any context.
+ * Return: true with the next error in @err; false when there is none
+ * left, with the totals in @err (@err->valid_up_to the length, @err->chars
+ * the characters, errors counted as one each, @err->error %UTF8VAL_OK).
+ */
+bool utf8val_errors_next(struct utf8val_errors *it,
+			 struct utf8val_result *err)
+{
+	/* a BOM counts only at the start of the input */
+	unsigned int flags = it->pos ? it->flags & ~UTF8VAL_REJECT_BOM :
+				       it->flags;
+	struct utf8val_result r = { 0 };
+
+	if (!it->ended)
+		utf8val_validate(it->buf + it->pos, it->len - it->pos, flags,
+				 &r);
+	if (it->ended || r.error == UTF8VAL_OK) {
+		it->chars += r.chars;
+		it->pos = it->len;
+		it->ended = true;
+		if (err)
+			*err = (struct utf8val_result){
+				.valid_up_to = it->len,
+				.chars = it->chars,
+			};
+		return false;
+	}
+	r.valid_up_to += it->pos;
+	r.chars += it->chars;
+	it->chars = r.chars + 1;
+	it->pos = r.valid_up_to + r.error_len;
+	it->ended = r.error == UTF8VAL_EINCOMPLETE ||
+		    r.error == UTF8VAL_EFLAGS;
+	if (err)
+		*err = r;
+	return true;
+}
+
+UTF8VAL_EXPORT(utf8val_errors_next);
+
+/*
+ * Append @n bytes of whole characters to @dst while they fit in @size:
+ * once something does not, only the whole characters of it that fit, and
+ * nothing after. Returns the new length of the full output.
+ */
+static u64 put_whole(u8 *dst, size_t size, u64 at, const u8 *src, size_t n,
+		     bool *full)
+{
+	size_t fits = n, i;
+
+	if (!*full) {
+		if (at + n > size) {
+			fits = at < size ? size - at : 0;
+			/* back up to the start of the character cut */
+			while (fits && is_cont(src[fits]))
+				fits--;
+			*full = true;
+		}
+		/* not memcpy(): the core links against nothing */
+		for (i = 0; i < fits; i++)
+			dst[at + i] = src[i];
+	}
+	return at + n;
+}
+
+/**
+ * utf8val_replace() - copy a buffer with each error replaced by U+FFFD
+ * @buf: bytes to copy
+ * @len: length of @buf in bytes
+ * @flags: UTF8VAL_* flags, 0 for strict RFC 3629
+ * @dst: where to write, or %NULL when @size is 0
+ * @size: room at @dst in bytes
+ *
+ * Each error that utf8val_errors_next() reports, the maximal subpart,
+ * becomes one U+FFFD (%UTF8VAL_REPLACEMENT); everything else is copied.
+ * With @flags 0 that is the decoder of the WHATWG Encoding Standard,
+ * byte for byte (and Python's ``decode('utf-8', 'replace')``). @buf and
+ * @dst must not overlap. Call it with @size 0 to learn the size needed,
+ * or give it %UTF8VAL_REPLACE_MAX(@len) bytes, which are always enough.
+ *
+ * Context: Any context.
+ * Return: the length of the whole result. If that is more than @size, @dst
+ * holds the longest run of whole characters of it that fits. Unknown flag
+ * bits return %UTF8VAL_REPLACE_EFLAGS and write nothing.
+ */
+unsigned long long utf8val_replace(const void *buf, size_t len,
+				   unsigned int flags, void *dst, size_t size)
+{
+	static const u8 fffd[] = UTF8VAL_REPLACEMENT;
+	struct utf8val_errors it;
+	struct utf8val_result err;
+	const u8 *s = buf;
+	bool full = false;
+	u64 from = 0, out = 0;
+
+	if (flags & ~UTF8VAL_FLAGS_ALL)
+		return UTF8VAL_REPLACE_EFLAGS;
+	utf8val_errors_init(&it, buf, len, flags);
+	while (utf8val_errors_next(&it, &err)) {
+		out = put_whole(dst, size, out, s + from,
+				err.valid_up_to - from, &full);
+		out = put_whole(dst, size, out, fffd, 3, &full);
+		from = err.valid_up_to + err.error_len;
+	}
+	return put_whole(dst, size, out, s + from, len - from, &full);
+}
+
+UTF8VAL_EXPORT(utf8val_replace);
 
 /**
  * utf8val_decode() - decode the first character of a buffer

@@ -329,3 +329,80 @@ unsigned long for_all_flags(unsigned long (*fn)(unsigned int flags, void *arg),
 		;
 	return total;
 }
+
+static bool replace_mismatch(const char *what, const u8 *s, size_t len,
+			     unsigned int flags)
+{
+	if (compare_failures++ < 5) {
+		printf("# %s differs, flags 0x%x, input:\n", what, flags);
+		print_bytes(s, len);
+	}
+	return false;
+}
+
+static bool same_error(const struct utf8val_result *a,
+		       const struct utf8val_result *b)
+{
+	return a->valid_up_to == b->valid_up_to && a->chars == b->chars &&
+	       a->error == b->error && a->error_len == b->error_len;
+}
+
+bool compare_replace(const u8 *s, size_t len, unsigned int flags,
+		     struct rng *rng)
+{
+	struct utf8val_result *want_err = malloc((len + 1) * sizeof(*want_err));
+	u8 *want = malloc(3 * len + 1), *out = malloc(3 * len + 16);
+	struct utf8val_errors it;
+	struct utf8val_result got;
+	size_t errors, want_len, k = 0, size, fits;
+	unsigned long long n;
+	bool ok = false;
+
+	if (!want_err || !want || !out) {
+		perror("compare_replace");
+		exit(2);
+	}
+	errors = ref_replace(s, len, flags, want, &want_len, want_err);
+
+	utf8val_errors_init(&it, s, len, flags);
+	while (utf8val_errors_next(&it, &got)) {
+		if (k >= errors || !same_error(&got, &want_err[k++])) {
+			replace_mismatch("an error of the iterator", s, len, flags);
+			goto out_free;
+		}
+	}
+	if (k != errors || !same_error(&got, &want_err[k]) ||
+	    utf8val_errors_next(&it, NULL)) {
+		replace_mismatch("the iterator's end", s, len, flags);
+		goto out_free;
+	}
+	if (utf8val_replace(s, len, flags, NULL, 0) != want_len) {
+		replace_mismatch("replace's size", s, len, flags);
+		goto out_free;
+	}
+	/* each size: the longest prefix of whole characters, no more */
+	for (int i = 0; i <= 40; i++) {
+		size = i < 16 ? (size_t)i : rng_below(rng, want_len + 1);
+		if (i == 40)
+			size = 3 * len + 16;
+		else if (size > want_len)
+			continue;
+		fits = size < want_len ? size : want_len;
+		if (size < want_len)
+			while (fits && (want[fits] & 0xc0) == 0x80)
+				fits--;
+		memset(out, 0xaa, 3 * len + 16);
+		n = utf8val_replace(s, len, flags, out, size);
+		if (n != want_len || memcmp(out, want, fits) ||
+		    (fits < 3 * len + 16 && out[fits] != 0xaa)) {
+			replace_mismatch("replace's text", s, len, flags);
+			goto out_free;
+		}
+	}
+	ok = true;
+out_free:
+	free(want_err);
+	free(want);
+	free(out);
+	return ok;
+}

@@ -42,6 +42,13 @@ const u8 *guarded_copy(const u8 *buf, size_t len, bool at_end);
  */
 bool compare_all(const u8 *buf, size_t len, unsigned int flags,
 		 unsigned int what, struct rng *rng);
+/*
+ * The error iterator and utf8val_replace() (whole, sized first, and cut
+ * at 40 output sizes) against ref_replace() on one input, which must have
+ * known flags.
+ */
+bool compare_replace(const u8 *buf, size_t len, unsigned int flags,
+		     struct rng *rng);
 /* Mismatches reported so far (diagnostics stop after a few). */
 extern unsigned long compare_failures;
 

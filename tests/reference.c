@@ -254,3 +254,38 @@ unsigned int ref_encode(u32 cp, u8 *out)
 	out[0] = (u8)(0xff << (8 - n)) | cp;
 	return n;
 }
+
+size_t ref_replace(const u8 *buf, size_t len, unsigned int flags, u8 *out,
+		   size_t *out_len, struct utf8val_result *errs)
+{
+	size_t pos = 0, n = 0, o = 0, i;
+	u64 chars = 0;
+
+	for (;;) {
+		unsigned int f = pos ? flags & ~UTF8VAL_REJECT_BOM : flags;
+		struct utf8val_result r;
+
+		ref_validate(buf + pos, len - pos, f, &r);
+		for (i = 0; i < r.valid_up_to; i++)
+			out[o++] = buf[pos + i];
+		chars += r.chars;
+		if (r.error == UTF8VAL_OK)
+			break;
+		errs[n++] = (struct utf8val_result){
+			.valid_up_to = pos + r.valid_up_to,
+			.chars = chars,
+			.error = r.error,
+			.error_len = r.error_len,
+		};
+		out[o++] = 0xef;
+		out[o++] = 0xbf;
+		out[o++] = 0xbd;
+		chars++;
+		pos += r.valid_up_to + r.error_len;
+		if (r.error == UTF8VAL_EINCOMPLETE)
+			break;
+	}
+	errs[n] = (struct utf8val_result){ .valid_up_to = len, .chars = chars };
+	*out_len = o;
+	return n;
+}
