@@ -653,39 +653,40 @@ static inline u64 high_lead_lanes(u64 w)
 	return ((w & ~HIGH_BITS) + 0x1111111111111111ull) & w & HIGH_BITS;
 }
 
+#define POLICY_STEP	32	/* bytes policy_scan() screens at once */
+
 /*
- * In @s[0, @len), valid under the DFA and ending at a boundary, where
- * @at is the offset of @s in the whole input: the start of the first
- * character a policy flag refuses, or @len. Only a zero byte (U+0000),
- * a BOM at offset 0 and characters led by EF..F4 (every noncharacter)
- * can be refused, so words without them are skipped 8 bytes at a time.
+ * The first character in @s[0, @len) that is U+0000 (if @nul) or a
+ * noncharacter (if @nonchar), or @len. @s is valid under the DFA and ends
+ * at a boundary. Only a zero byte or a character led by EF..F4 (every
+ * noncharacter) can be refused, so 32-byte blocks without such bytes are
+ * skipped at once, and the characters of the rest decoded.
  */
-static size_t policy_prefix(const u8 *s, size_t len, u64 at,
-			    unsigned int flags)
+static __always_inline size_t policy_scan(const u8 *s, size_t len, bool nul,
+					  bool nonchar)
 {
-	const bool nul = flags & UTF8VAL_REJECT_NUL;
-	const bool nonchar = flags & UTF8VAL_REJECT_NONCHAR;
 	size_t i = 0, end;
 
-	if ((flags & UTF8VAL_REJECT_BOM) && !at && len >= 3 &&
-	    s[0] == 0xef && s[1] == 0xbb && s[2] == 0xbf)
-		return 0;
-	if (!nul && !nonchar)
-		return len;
 	while (i < len) {
 		end = len;
-		if (len - i >= 8) {
-			u64 w = load64(s + i), hit = 0;
+		if (len - i >= POLICY_STEP) {
+			u64 hit = 0;
+			int k;
 
-			if (nul)
-				hit |= (w - LOW_BITS) & ~w & HIGH_BITS;
-			if (nonchar)
-				hit |= high_lead_lanes(w);
+#pragma GCC unroll 4
+			for (k = 0; k < POLICY_STEP; k += 8) {
+				u64 w = load64(s + i + k);
+
+				if (nul)
+					hit |= (w - LOW_BITS) & ~w & HIGH_BITS;
+				if (nonchar)
+					hit |= high_lead_lanes(w);
+			}
 			if (!hit) {
-				i += 8;
+				i += POLICY_STEP;
 				continue;
 			}
-			end = i + 8;
+			end = i + POLICY_STEP;
 		}
 		for (; i < end; i++) {
 			u32 cp;
@@ -705,6 +706,29 @@ static size_t policy_prefix(const u8 *s, size_t len, u64 at,
 			if (is_noncharacter(cp))
 				return i;
 		}
+	}
+	return len;
+}
+
+/*
+ * In @s[0, @len), valid under the DFA and ending at a boundary, where
+ * @at is the offset of @s in the whole input: the start of the first
+ * character a policy flag refuses, or @len.
+ */
+static size_t policy_prefix(const u8 *s, size_t len, u64 at,
+			    unsigned int flags)
+{
+	if ((flags & UTF8VAL_REJECT_BOM) && !at && len >= 3 &&
+	    s[0] == 0xef && s[1] == 0xbb && s[2] == 0xbf)
+		return 0;
+	/* one loop per combination, the tests taken out of it */
+	switch (flags & (UTF8VAL_REJECT_NUL | UTF8VAL_REJECT_NONCHAR)) {
+	case UTF8VAL_REJECT_NUL:
+		return policy_scan(s, len, true, false);
+	case UTF8VAL_REJECT_NONCHAR:
+		return policy_scan(s, len, false, true);
+	case UTF8VAL_REJECT_NUL | UTF8VAL_REJECT_NONCHAR:
+		return policy_scan(s, len, true, true);
 	}
 	return len;
 }

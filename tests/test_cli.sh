@@ -29,28 +29,66 @@ check "valid" "valid bytes=10 chars=7" 0 'caf\xc3\xa9 \xe2\x82\xac\n'
 check "empty input" "valid bytes=0 chars=0" 0 ''
 # "ab\n" is line 1; "c", "é", "d" are columns 1-3 of line 2; C0 is column 4
 check "overlong on line 2" \
-	"invalid bytes=9 chars=6 offset=7 len=1 error=overlong line=2 column=4" 1 \
+	"invalid bytes=7 chars=6 offset=7 len=1 error=overlong line=2 column=4" 1 \
 	'ab\nc\xc3\xa9d\xc0\xaf'
 check "truncated sequence" \
-	"invalid bytes=20 chars=14 offset=14 len=2 error=short line=2 column=6" 1 \
+	"invalid bytes=14 chars=14 offset=14 len=2 error=short line=2 column=6" 1 \
 	'line one\nline \xe2\x82\x41two'
 check "incomplete tail" \
 	"incomplete bytes=8 chars=5 offset=5 len=3 line=1 column=6" 1 \
 	'tail \xf0\x9f\x98'
 check "surrogate, strict" \
-	"invalid bytes=4 chars=1 offset=1 len=1 error=surrogate line=1 column=2" 1 \
+	"invalid bytes=1 chars=1 offset=1 len=1 error=surrogate line=1 column=2" 1 \
 	'x\xed\xa0\x80'
 check "surrogate, --surrogates" "valid bytes=4 chars=2" 0 'x\xed\xa0\x80' --surrogates
 check "5-byte form, --rfc2279" "valid bytes=5 chars=1" 0 '\xf8\x88\x80\x80\x80' --rfc2279
 check "BOM, --reject-bom" \
-	"invalid bytes=8 chars=0 offset=0 len=3 error=bom line=1 column=1" 1 \
+	"invalid bytes=0 chars=0 offset=0 len=3 error=bom line=1 column=1" 1 \
 	'\xef\xbb\xbfhello' --reject-bom
 check "NUL, --reject-nul" \
-	"invalid bytes=3 chars=1 offset=1 len=1 error=nul line=1 column=2" 1 \
+	"invalid bytes=1 chars=1 offset=1 len=1 error=nul line=1 column=2" 1 \
 	'a\0b' --reject-nul
 check "-q prints nothing" "" 1 '\xff' -q
-check "unknown option" "usage: utf8val [-q] [--rfc2279] [--surrogates] [--reject-nul]
-               [--reject-nonchar] [--reject-bom] [FILE...]" 2 '' --bogus
+check "unknown option" "utf8val: unrecognized option '--bogus'
+Try 'utf8val --help' for more information." 2 '' --bogus
+check "unknown short option among others" "utf8val: invalid option -- 'x'
+Try 'utf8val --help' for more information." 2 '' -qx
+check "unknown format" "utf8val: unknown format 'xml' (kv, gnu or json)
+Try 'utf8val --help' for more information." 2 '' --format=xml
+check "combined short options" "" 1 '\xff\xfe' -qa
+check "--version" "utf8val 1.0.0" 0 '' --version
+check "-a: every error, resuming after each maximal subpart" \
+"invalid bytes=1 chars=1 offset=1 len=1 error=overlong line=1 column=2
+invalid bytes=2 chars=2 offset=2 len=1 error=continuation line=1 column=3
+invalid bytes=4 chars=4 offset=4 len=2 error=short line=2 column=1
+incomplete bytes=9 chars=6 offset=7 len=2 line=2 column=3" 1 \
+	'a\xc0\xaf\n\xe2\x82x\xf0\x9f' -a
+check "--format=gnu, as compilers print" \
+"<stdin>:1:2: error: overlong (1 byte) at byte 1
+<stdin>:1:3: error: continuation (1 byte) at byte 2" 1 'a\xc0\xafb' --format=gnu --all
+check "--format=gnu prints nothing for valid input" "" 0 'ok\n' --format=gnu
+check "--json" '{"file":"-","errors":[{"offset":1,"len":1,"error":"overlong","line":1,"column":2,"chars":1}],"verdict":"invalid","bytes":1,"chars":1,"error_count":1,"stopped":true}' 1 'a\xc0\xafb' --json
+check "--replace" "$(printf 'a\xef\xbf\xbd\xef\xbf\xbdb')" 1 'a\xc0\xafb' --replace
+check "--replace of valid input is the input" "$(printf 'caf\xc3\xa9')" 0 'caf\xc3\xa9' -r
+check "--replace takes no --format" "utf8val: --replace writes the text, not a report: no --format
+Try 'utf8val --help' for more information." 2 '' -r --json
+
+# --help: exit 0, every long option of the program and the exit statuses
+help=$("$cli" --help)
+rc=$?
+missing=
+for o in $(grep -o '{ "[a-z0-9-]*"' "$(dirname "$0")/../tools/utf8val.c" | cut -d'"' -f2); do
+	grep -q -- "--$o" <<<"$help" || missing="$missing --$o"
+done
+grep -q "Exit status" <<<"$help" || missing="$missing (exit status)"
+n=$((n + 1))
+if [ "$rc" -eq 0 ] && [ -z "$missing" ]; then
+	echo "ok $n - cli: --help exits 0 and names every option and the exit status"
+else
+	echo "not ok $n - cli: --help exits 0 and names every option and the exit status"
+	echo "#   status $rc, missing:$missing"
+	failed=$((failed + 1))
+fi
 check "missing file" "utf8val: /nonexistent: No such file or directory" 2 '' /nonexistent
 
 # A verdict spanning read() chunks: 200000 lines of "é\n", then C0.
@@ -59,7 +97,7 @@ for _ in $(seq 2000); do printf '\xc3\xa9\n%.0s' $(seq 100); done >"$big"
 printf '\xc3\xa9\xc0' >>"$big"
 n=$((n + 1))
 got=$("$cli" "$big")
-want="$big: invalid bytes=600003 chars=400001 offset=600002 len=1 error=overlong line=200001 column=2"
+want="$big: invalid bytes=600002 chars=400001 offset=600002 len=1 error=overlong line=200001 column=2"
 if [ "$got" = "$want" ]; then
 	echo "ok $n - cli: line and column across read() chunks"
 else
@@ -68,7 +106,6 @@ else
 	echo "#   got:  $got"
 	failed=$((failed + 1))
 fi
-rm -f "$big"
 
 result() {	# result NAME WANT GOT
 	n=$((n + 1))
@@ -88,7 +125,7 @@ got=$( (printf '\xe2\x82\xac%.0s' $(seq 30000) | head -c 65537; sleep 0.2
 	printf '\xe2\x82\xac%.0s' $(seq 30000) | tail -c +65538
 	printf '\nab\xc0x') | "$cli")
 result "a character split between two reads of a pipe" \
-	"invalid bytes=90005 chars=30003 offset=90003 len=1 error=overlong line=2 column=3" \
+	"invalid bytes=90003 chars=30003 offset=90003 len=1 error=overlong line=2 column=3" \
 	"$got"
 
 # Random 1- to 4-byte text with newlines and one error, through a pipe
@@ -96,7 +133,8 @@ result "a character split between two reads of a pipe" \
 # for the offset, line and column).
 for seed in 1 2 3 4 5 6; do
 	got=$(python3 - "$seed" <<'PY' | "$cli" | sed 's/.*offset=\([0-9]*\).* line=\([0-9]*\) column=\([0-9]*\)/\1 \2 \3/'
-import os, random, sys, time
+import os, random, signal, sys, time
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)	# the reader may stop early
 r = random.Random(int(sys.argv[1]))
 chars = "a\n\u00e9\u20ac\U0001f600z"
 text = "".join(r.choice(chars) for _ in range(r.randrange(20000, 90000)))
@@ -124,5 +162,91 @@ PY
 )
 	result "random text in random pipe pieces, seed $seed: offset, line, column" "$want" "$got"
 done
+# Many errors of every kind, through a file (mapped) and through a pipe in
+# random pieces: --all's list and --replace's text against Python's
+# decoder (the WHATWG one), its errors recorded by an error handler.
+gen=$(mktemp)
+cat >"$gen" <<'PY'
+import codecs, random, signal, sys, time
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)	# the reader may stop early
+r = random.Random(int(sys.argv[1]))
+pieces = ["a", "\n", "\u00e9", "\u20ac", "\U0001f600", "\ufffd", "z"]
+bad = [b"\xc0", b"\xc1\xbf", b"\xe2\x82", b"\xed\xa0\x80", b"\xf4\x90\x80\x80",
+       b"\xf0\x9f\x98", b"\x80", b"\xbf\xbf", b"\xff", b"\xf8\x88\x80\x80\x80"]
+data = b"".join(r.choice(bad) if r.random() < 0.01 else r.choice(pieces).encode()
+                for _ in range(r.randrange(50000, 200000)))
+data += r.choice([b"", b"\xe2\x82", b"\xf0"])
+if sys.argv[2] == "data":
+    out = sys.stdout.buffer
+    i = 0
+    while i < len(data):
+        k = r.randrange(1, 150000)
+        out.write(data[i:i + k]); out.flush(); i += k
+        time.sleep(0.001)
+    sys.exit()
+errors = []
+def record(e):
+    errors.append((e.start, e.end))
+    return ("\ufffd", e.end)
+codecs.register_error("record", record)
+text = data.decode("utf-8", "record")
+if sys.argv[2] == "replace":
+    sys.stdout.buffer.write(text.encode())
+    sys.exit()
+# each error: offset, len, line, column, from the text as replaced
+out, pos, line, col, ci = [], 0, 1, 1, 0
+for start, end in errors:
+    good = data[pos:start].decode()
+    nl = good.count("\n")
+    line += nl
+    col = (len(good) - good.rfind("\n")) if nl else col + len(good)
+    out.append("%d %d %d %d" % (start, end - start, line, col))
+    col += 1
+    pos = end
+print("\n".join(out))
+PY
+for seed in 11 12 13; do
+	python3 "$gen" $seed data >"$big"
+	want=$(python3 "$gen" $seed errors)
+	fields='s/.*offset=\([0-9]*\) len=\([0-9]*\) .*line=\([0-9]*\) column=\([0-9]*\)/\1 \2 \3 \4/'
+	result "--all on a file, seed $seed: every error's offset, len, line, column" \
+		"$want" "$("$cli" -a "$big" | sed "$fields")"
+	result "--all through a pipe in random pieces, seed $seed" \
+		"$want" "$(python3 "$gen" $seed data | "$cli" -a | sed "$fields")"
+	want=$(python3 "$gen" $seed replace | sha1sum)
+	result "--replace on a file, seed $seed: Python's decode('utf-8', 'replace')" \
+		"$want" "$("$cli" -r "$big" | sha1sum)"
+	result "--replace through a pipe in random pieces, seed $seed" \
+		"$want" "$(python3 "$gen" $seed data | "$cli" -r | sha1sum)"
+done
+rm -f "$gen"
+
+# Standard input a regular file already partly read: offsets, lines and
+# columns count from where utf8val starts (lines are counted by reading
+# the file again).
+printf 'x\nxab\nc\xc0' >"$big"
+got=$( { dd bs=1 count=3 of=/dev/null 2>/dev/null; "$cli"; } <"$big")
+result "standard input, a file read in part before" \
+	"invalid bytes=4 chars=4 offset=4 len=1 error=overlong line=2 column=2" "$got"
+rm -f "$big"
+
+# The first error ends the reading: an endless writer after a bad byte.
+got=$( (printf 'ok\n\xff'; yes) | timeout 20 "$cli"; echo "status $?")
+result "stops at the first error of an endless pipe" \
+	"invalid bytes=3 chars=3 offset=3 len=1 error=bad-byte line=2 column=1
+status 1" "$got"
+got=$( (printf '\xff'; yes) | timeout 20 "$cli" -q; echo "status $?")
+result "-q stops at the first error too" "status 1" "$got"
+
+# Output that cannot be written is an error, not a silent success.
+got=$(printf 'abc' | "$cli" -r 2>&1 >/dev/full; echo "status $?")
+result "--replace into a full device fails with status 2" \
+	"utf8val: standard output: No space left on device
+status 2" "$got"
+got=$(printf 'abc' | "$cli" 2>&1 >/dev/full; echo "status $?")
+result "a verdict into a full device fails with status 2" \
+	"utf8val: standard output: No space left on device
+status 2" "$got"
+
 echo "1..$n"
 [ "$failed" -eq 0 ]
