@@ -10,6 +10,9 @@
 #   make fuzz          libFuzzer differential run for FUZZ_SECONDS
 #   make freestanding  proof that the core needs no libc
 #   make cli           build/utf8val, the command-line validator
+#   make install       header, libraries, pkg-config file, command and
+#                      manuals, under DESTDIR and PREFIX (/usr/local)
+#   make uninstall     the same files removed
 
 BUILD		?= build
 CC		?= gcc
@@ -60,7 +63,11 @@ kernel-flags_TEST := $(HOST_CFLAGS)
 
 KDIR		?= /lib/modules/$(shell uname -r)/build
 
-.PHONY: all modules lib test test-build bench fuzz freestanding cli clean
+VERSION		:= $(shell sed -n 's/^\#define UTF8VAL_VERSION_STRING[^"]*"\(.*\)"/\1/p' utf8val.h)
+SOMAJOR		:= $(firstword $(subst ., ,$(VERSION)))
+
+.PHONY: all modules lib test test-build bench fuzz freestanding cli clean \
+	install uninstall
 all: lib cli
 
 # --- the kernel module -------------------------------------------------------
@@ -68,13 +75,24 @@ modules:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
 
 # --- the library -----------------------------------------------------------
-lib: $(BUILD)/libutf8val.a
+# Static and shared; the shared one exports utf8val.h's functions only
+# (utf8val.map) under the soname libutf8val.so.$(SOMAJOR).
+SONAME		:= libutf8val.so.$(SOMAJOR)
+LIB_SO		:= $(BUILD)/libutf8val.so.$(VERSION)
+lib: $(BUILD)/libutf8val.a $(LIB_SO) $(BUILD)/utf8val.pc
 
 $(BUILD)/lib/utf8val_core.o: $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -fPIC -c $< -o $@
 $(BUILD)/libutf8val.a: $(BUILD)/lib/utf8val_core.o $(VEC:%=$(BUILD)/lib/utf8val_%.o)
+	rm -f $@
 	$(AR) rcs $@ $^
+$(LIB_SO): $(BUILD)/lib/utf8val_core.o $(VEC:%=$(BUILD)/lib/utf8val_%.o) utf8val.map
+	$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=utf8val.map \
+		-Wl,-z,relro -Wl,-z,now -Wl,--as-needed $(LDFLAGS) \
+		-o $@ $(filter %.o,$^)
+	ln -sf $(notdir $@) $(BUILD)/$(SONAME)
+	ln -sf $(SONAME) $(BUILD)/libutf8val.so
 
 # Each vector path in each build directory DIR, with DIR's flags less the
 # kernel's no-FPU ones: $(call vec_rules,DIR,FLAGS)
@@ -140,6 +158,52 @@ $(eval $(call vec_rules,freestanding,$(KERNEL_CFLAGS) $(FREESTANDING)))
 cli: $(BUILD)/utf8val
 $(BUILD)/utf8val: tools/utf8val.c $(CORE_HDR) $(BUILD)/libutf8val.a
 	$(CC) $(HOST_CFLAGS) -I. -o $@ $< $(BUILD)/libutf8val.a
+
+# --- installation ------------------------------------------------------------
+PREFIX		?= /usr/local
+BINDIR		?= $(PREFIX)/bin
+LIBDIR		?= $(PREFIX)/lib
+INCLUDEDIR	?= $(PREFIX)/include
+MANDIR		?= $(PREFIX)/share/man
+PKGCONFIGDIR	?= $(LIBDIR)/pkgconfig
+MANPAGES	:= Documentation/man/utf8val.1 Documentation/man/utf8val.3 \
+		   Documentation/man/utf8val.4
+INSTALL		?= install
+
+$(BUILD)/utf8val.pc: utf8val.pc.in utf8val.h Makefile
+	@mkdir -p $(@D)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+	    $< >$@
+
+# The .pc file names the directories: rebuild it for each install.
+install: lib cli
+	rm -f $(BUILD)/utf8val.pc
+	$(MAKE) $(BUILD)/utf8val.pc
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) \
+		$(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 \
+		$(DESTDIR)$(MANDIR)/man4
+	$(INSTALL) -m 755 $(BUILD)/utf8val $(DESTDIR)$(BINDIR)/utf8val
+	$(INSTALL) -m 644 utf8val.h $(DESTDIR)$(INCLUDEDIR)/utf8val.h
+	$(INSTALL) -m 644 $(BUILD)/libutf8val.a $(DESTDIR)$(LIBDIR)/libutf8val.a
+	$(INSTALL) -m 644 $(LIB_SO) $(DESTDIR)$(LIBDIR)/$(notdir $(LIB_SO))
+	ln -sf $(notdir $(LIB_SO)) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libutf8val.so
+	$(INSTALL) -m 644 $(BUILD)/utf8val.pc $(DESTDIR)$(PKGCONFIGDIR)/utf8val.pc
+	$(INSTALL) -m 644 Documentation/man/utf8val.1 $(DESTDIR)$(MANDIR)/man1/
+	$(INSTALL) -m 644 Documentation/man/utf8val.3 $(DESTDIR)$(MANDIR)/man3/
+	$(INSTALL) -m 644 Documentation/man/utf8val.4 $(DESTDIR)$(MANDIR)/man4/
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/utf8val $(DESTDIR)$(INCLUDEDIR)/utf8val.h \
+	      $(DESTDIR)$(LIBDIR)/libutf8val.a \
+	      $(DESTDIR)$(LIBDIR)/libutf8val.so.$(VERSION) \
+	      $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libutf8val.so \
+	      $(DESTDIR)$(PKGCONFIGDIR)/utf8val.pc \
+	      $(DESTDIR)$(MANDIR)/man1/utf8val.1 \
+	      $(DESTDIR)$(MANDIR)/man3/utf8val.3 \
+	      $(DESTDIR)$(MANDIR)/man4/utf8val.4
 
 # --- benchmark -------------------------------------------------------------
 BENCH_PKGS	:= glib-2.0 icu-uc
