@@ -236,9 +236,15 @@ $(BUILD)/bench/kernel_rows: bench/kernel_rows.c bench/word_loop.h $(BUILD)/kbenc
 	@mkdir -p $(@D)
 	$(CC) -O2 -g $(WARN) -I. -o $@ $< $(filter %.o,$^)
 
+# The library in process on a file: the yardstick of the command.
+$(BUILD)/bench/file_speed: bench/file_speed.c utf8val.h $(BUILD)/libutf8val.a
+	@mkdir -p $(@D)
+	$(CC) -O2 -g $(WARN) -I. -o $@ $< $(BUILD)/libutf8val.a
+
 BENCH_BINS	:= $(addprefix $(BUILD)/bench/,bench icount fpu_cost kernel_rows)
-bench: $(BENCH_BINS)
+bench: $(BENCH_BINS) $(BUILD)/bench/file_speed cli
 	scripts/run-bench $(BENCH_BINS)
+	scripts/bench-cli $(BUILD)/utf8val $(BUILD)/bench/file_speed
 
 # --- fuzzing ---------------------------------------------------------------
 FUZZ_SAN	:= -fsanitize=address,undefined -fno-sanitize-recover=all
