@@ -34,6 +34,9 @@ TESTS		:= test_api test_vectors test_random test_replace test_exhaustive
 
 WARN		:= -Wall -Wextra -Wno-missing-field-initializers -Werror
 HOST_CFLAGS	:= -O2 -g $(WARN)
+# What gets installed also takes the builder's CPPFLAGS, CFLAGS and
+# LDFLAGS (a distribution's hardening flags).
+INSTALLED_CFLAGS := $(HOST_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 
 # x86-64 kernel code generation, as Kbuild uses it: no FPU/SIMD registers,
 # no red zone, no jump tables.
@@ -83,7 +86,7 @@ lib: $(BUILD)/libutf8val.a $(LIB_SO) $(BUILD)/utf8val.pc
 
 $(BUILD)/lib/utf8val_core.o: $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) -fPIC -c $< -o $@
+	$(CC) $(INSTALLED_CFLAGS) -fPIC -c $< -o $@
 $(BUILD)/libutf8val.a: $(BUILD)/lib/utf8val_core.o $(VEC:%=$(BUILD)/lib/utf8val_%.o)
 	rm -f $@
 	$(AR) rcs $@ $^
@@ -103,7 +106,7 @@ $(BUILD)/$(1)/utf8val_$(v).o: utf8val_$(v).c $(CORE_HDR) $(VEC_HDR)
 	$(CC) $$(filter-out $(KERNEL_NO_FPU),$(2)) $($(v)_FLAGS) -c $$< -o $$@
 )
 endef
-$(eval $(call vec_rules,lib,$(HOST_CFLAGS) -fPIC))
+$(eval $(call vec_rules,lib,$(INSTALLED_CFLAGS) -fPIC))
 
 # --- host tests, one directory per variant ---------------------------------
 define variant_rules
@@ -157,7 +160,7 @@ $(eval $(call vec_rules,freestanding,$(KERNEL_CFLAGS) $(FREESTANDING)))
 # --- command-line validator -------------------------------------------------
 cli: $(BUILD)/utf8val
 $(BUILD)/utf8val: tools/utf8val.c $(CORE_HDR) $(BUILD)/libutf8val.a
-	$(CC) $(HOST_CFLAGS) -I. -o $@ $< $(BUILD)/libutf8val.a
+	$(CC) $(INSTALLED_CFLAGS) -I. $(LDFLAGS) -o $@ $< $(BUILD)/libutf8val.a
 
 # --- installation ------------------------------------------------------------
 PREFIX		?= /usr/local

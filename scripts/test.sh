@@ -22,7 +22,7 @@ suite() {
 	echo "# ---- $((SECONDS - t0)) s" | tee -a "$log"
 }
 
-if ! scripts/install-deps host fuzz guest static debug uml; then
+if ! scripts/install-deps host fuzz guest static deb debug uml; then
 	echo "not ok - installing dependencies"
 	echo "0 passed, 1 failed"
 	exit 1
@@ -31,6 +31,7 @@ fi
 suite "host tests: 4 build variants" make -s test
 suite "fuzzing" make -s fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
 suite "static checks" scripts/static-checks
+suite "Debian packages: build, lintian, install, DKMS" tests/test_debian.sh
 # Debian's kernels: 6.1, 6.12, and 6.12's PREEMPT_RT and cloud flavours.
 for series in 6.1 6.12 6.12-rt 6.12-cloud; do
 	suite "guest: Debian $series kernel in qemu" scripts/guest/run "$series" test

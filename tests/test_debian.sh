@@ -1,0 +1,126 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+#
+# The Debian packages, as a user gets them: dpkg-buildpackage builds
+# libutf8val1, libutf8val-dev, utf8val and utf8val-dkms; lintian finds
+# nothing; each holds what it should; the user-space ones install on this
+# machine (and are purged again), where a program builds against them with
+# pkg-config; and DKMS builds the module from utf8val-dkms's source
+# against a Debian kernel's headers, in private trees (no kernel is
+# installed on the host). TAP. Needs root for dpkg -i.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+version=$(sed -n 's/^utf8val (\([^)]*\)).*/\1/p;q' "$top/debian/changelog")
+arch=$(dpkg --print-architecture)
+triplet=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+work=$top/build/deb
+n=0
+failed=0
+
+result() {	# result STATUS NAME [DETAIL]
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - deb: $2"
+	else
+		echo "not ok $n - deb: $2"
+		[ -z "${3:-}" ] || printf '%s\n' "$3" | tail -40 | sed 's/^/#   /'
+		failed=$((failed + 1))
+	fi
+}
+
+purge() {
+	dpkg --purge utf8val libutf8val-dev libutf8val1 >/dev/null 2>&1
+}
+
+rm -rf "$work"
+mkdir -p "$work/utf8val-$version"
+# the tree as it stands: tracked files and new ones not ignored
+git -C "$top" ls-files -z --cached --others --exclude-standard |
+	(cd "$top" && xargs -0 cp --parents -t "$work/utf8val-$version")
+out=$(cd "$work/utf8val-$version" && dpkg-buildpackage -us -uc -b 2>&1)
+result $? "dpkg-buildpackage -us -uc -b builds the four packages" "$out"
+
+out=$(lintian --fail-on error,warning --info "$work"/utf8val_"${version}"_"$arch".changes 2>&1)
+result $? "lintian finds no error or warning" "$out"
+
+contents() {	# contents PACKAGE: the files in its .deb, docs aside
+	local deb
+	deb=$(ls "$work/$1"_"$version"_*.deb)
+	dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { sub(/^\./, "", $6); print $6 }' |
+		grep -v '^/usr/share/doc/' | sort
+}
+expect() {	# expect PACKAGE FILES
+	local got
+	got=$(contents "$1")
+	result "$([ "$got" = "$2" ]; echo $?)" "$1 holds exactly what it should" \
+		"$(diff <(echo "$2") <(echo "$got"))"
+}
+expect libutf8val1 "/usr/lib/$triplet/libutf8val.so.1
+/usr/lib/$triplet/libutf8val.so.1.0.0"
+expect libutf8val-dev "/usr/include/utf8val.h
+/usr/lib/$triplet/libutf8val.a
+/usr/lib/$triplet/libutf8val.so
+/usr/lib/$triplet/pkgconfig/utf8val.pc
+/usr/share/man/man3/utf8val.3.gz"
+expect utf8val "/usr/bin/utf8val
+/usr/share/man/man1/utf8val.1.gz"
+dkms_files=$(cd "$top" && printf '%s\n' $(scripts/module-files) \
+	samples/utf8val_client.c dkms.conf | sed "s|^|/usr/src/utf8val-$version/|")
+expect utf8val-dkms "$(printf '%s\n' "$dkms_files" /usr/share/man/man4/utf8val.4.gz | sort)"
+
+# The user-space packages on this machine, then gone again.
+purge
+trap purge EXIT
+out=$(dpkg -i "$work"/libutf8val1_"$version"_*.deb "$work"/libutf8val-dev_"$version"_*.deb \
+	"$work"/utf8val_"$version"_*.deb 2>&1)
+result $? "dpkg -i libutf8val1 libutf8val-dev utf8val" "$out"
+listed=$(dpkg -L libutf8val1 libutf8val-dev utf8val | grep -v -e '^/usr/share/doc' -e '^$' |
+	while read -r f; do [ -d "$f" ] || echo "$f"; done | sort)
+want=$( (contents libutf8val1; contents libutf8val-dev; contents utf8val) | sort)
+result "$([ -n "$want" ] && [ "$listed" = "$want" ]; echo $?)" "dpkg -L lists the files of the three packages, all present" \
+	"$(diff <(echo "$want") <(echo "$listed"))"
+cat >"$work/prog.c" <<'C'
+#include <stdio.h>
+#include <utf8val.h>
+
+int main(void)
+{
+	char out[16];
+	unsigned long long n = utf8val_replace("a\xc0", 2, 0, out, sizeof(out));
+
+	printf("%llu %s\n", n, utf8val_version());
+	return 0;
+}
+C
+out=$(gcc -Wall -Werror -o "$work/prog" "$work/prog.c" $(pkg-config --cflags --libs utf8val) 2>&1 &&
+	"$work/prog")
+result "$([ "$out" = "4 $version" ]; echo $?)" "a program builds against the installed packages with pkg-config and runs" "$out"
+out=$(printf 'x\xed\xa0\x80' | /usr/bin/utf8val; man -w utf8val 2>&1)
+result "$([ "$out" = "invalid bytes=1 chars=1 offset=1 len=1 error=surrogate line=1 column=2
+/usr/share/man/man1/utf8val.1.gz" ]; echo $?)" "the installed command runs, and man finds its manual" "$out"
+purge
+trap - EXIT
+left=$(ls /usr/lib/"$triplet"/libutf8val* /usr/include/utf8val.h /usr/bin/utf8val 2>/dev/null)
+result "$([ -z "$left" ]; echo $?)" "dpkg --purge leaves nothing behind" "$left"
+
+# DKMS from the package's own source, in private trees.
+root=$work/dkms-root
+dpkg-deb -x "$work"/utf8val-dkms_"$version"_all.deb "$root"
+scripts=$(dpkg-deb -I "$work"/utf8val-dkms_"$version"_all.deb postinst 2>&1) &&
+	grep -q 'DKMS_NAME=utf8val' <<<"$scripts" &&
+	grep -q 'common.postinst' <<<"$scripts" &&
+	dpkg-deb -f "$work"/utf8val-dkms_"$version"_all.deb Depends | grep -qw dkms
+result $? "utf8val-dkms depends on dkms, and its postinst hands the module to it" "$scripts"
+kernel=$("$top/scripts/guest/fetch-kernel" 6.12)
+abi=$(basename "$kernel")
+kdir=$(readlink -f "$kernel/build")
+mkdir -p "$work/dkms-tree"
+out=$(dkms add -m utf8val -v "$version" --sourcetree "$root/usr/src" --dkmstree "$work/dkms-tree" 2>&1 &&
+      dkms build -m utf8val -v "$version" -k "$abi" --kernelsourcedir "$kdir" \
+	--sourcetree "$root/usr/src" --dkmstree "$work/dkms-tree" 2>&1)
+ko=$(find "$work/dkms-tree" -name utf8val.ko)
+result "$([ -n "$ko" ] && modinfo -F version "$ko" | grep -qx "$version"; echo $?)" \
+	"DKMS builds utf8val.ko $version from the package's source against $abi" "$out"
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
