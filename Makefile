@@ -10,8 +10,9 @@
 #   make fuzz          libFuzzer differential run for FUZZ_SECONDS
 #   make freestanding  proof that the core needs no libc
 #   make cli           build/utf8val, the command-line validator
-#   make install       header, libraries, pkg-config file, command and
-#                      manuals, under DESTDIR and PREFIX (/usr/local)
+#   make install       headers (utf8val.h, linux/utf8val.h for the device),
+#                      libraries, pkg-config file, command and manuals,
+#                      under DESTDIR and PREFIX (/usr/local)
 #   make uninstall     the same files removed
 
 BUILD		?= build
@@ -184,11 +185,12 @@ install: lib cli
 	rm -f $(BUILD)/utf8val.pc
 	$(MAKE) $(BUILD)/utf8val.pc
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) \
-		$(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) \
+		$(DESTDIR)$(INCLUDEDIR)/linux $(DESTDIR)$(PKGCONFIGDIR) \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 \
 		$(DESTDIR)$(MANDIR)/man4
 	$(INSTALL) -m 755 $(BUILD)/utf8val $(DESTDIR)$(BINDIR)/utf8val
 	$(INSTALL) -m 644 utf8val.h $(DESTDIR)$(INCLUDEDIR)/utf8val.h
+	$(INSTALL) -m 644 uapi/linux/utf8val.h $(DESTDIR)$(INCLUDEDIR)/linux/utf8val.h
 	$(INSTALL) -m 644 $(BUILD)/libutf8val.a $(DESTDIR)$(LIBDIR)/libutf8val.a
 	$(INSTALL) -m 644 $(LIB_SO) $(DESTDIR)$(LIBDIR)/$(notdir $(LIB_SO))
 	ln -sf $(notdir $(LIB_SO)) $(DESTDIR)$(LIBDIR)/$(SONAME)
@@ -200,6 +202,7 @@ install: lib cli
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/utf8val $(DESTDIR)$(INCLUDEDIR)/utf8val.h \
+	      $(DESTDIR)$(INCLUDEDIR)/linux/utf8val.h \
 	      $(DESTDIR)$(LIBDIR)/libutf8val.a \
 	      $(DESTDIR)$(LIBDIR)/libutf8val.so.$(VERSION) \
 	      $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libutf8val.so \

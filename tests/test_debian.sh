@@ -57,7 +57,8 @@ expect() {	# expect PACKAGE FILES
 }
 expect libutf8val1 "/usr/lib/$triplet/libutf8val.so.1
 /usr/lib/$triplet/libutf8val.so.1.0.0"
-expect libutf8val-dev "/usr/include/utf8val.h
+expect libutf8val-dev "/usr/include/linux/utf8val.h
+/usr/include/utf8val.h
 /usr/lib/$triplet/libutf8val.a
 /usr/lib/$triplet/libutf8val.so
 /usr/lib/$triplet/pkgconfig/utf8val.pc

@@ -30,6 +30,7 @@ out=$(make -s -C "$top" install DESTDIR="$dest" PREFIX=/usr 2>&1)
 result $? "make install DESTDIR=... PREFIX=/usr" "$out"
 
 want="usr/bin/utf8val
+usr/include/linux/utf8val.h
 usr/include/utf8val.h
 usr/lib/libutf8val.a
 usr/lib/libutf8val.so
@@ -40,7 +41,7 @@ usr/share/man/man1/utf8val.1
 usr/share/man/man3/utf8val.3
 usr/share/man/man4/utf8val.4"
 got=$(cd "$dest" && find . ! -type d | sed 's|^\./||' | sort)
-result "$([ "$got" = "$want" ]; echo $?)" "exactly the header, both libraries, the .pc file, the command and three manuals" \
+result "$([ "$got" = "$want" ]; echo $?)" "exactly the headers, both libraries, the .pc file, the command and three manuals" \
 	"$(diff <(echo "$want") <(echo "$got"))"
 
 soname=$(readelf -d "$dest/usr/lib/libutf8val.so.1.0.0" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
@@ -60,6 +61,7 @@ result "$([ -z "$bad" ]; echo $?)" "the static library defines only utf8val_ sym
 # An outside program, as its author writes it.
 cat >"$work/prog.c" <<'C'
 #include <utf8val.h>
+#include <linux/utf8val.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -82,8 +84,9 @@ int main(void)
 	char out[32];
 	unsigned long long n = utf8val_replace("a\xff", 2, 0, out, sizeof(out));
 
-	printf("%d %llu %s %s\n", at, n, utf8val_version(),
-	       v.lo == UTF8VAL_VERSION ? "ok" : "bad");
+	printf("%d %llu %s %s %zu\n", at, n, utf8val_version(),
+	       v.lo == UTF8VAL_VERSION ? "ok" : "bad",
+	       sizeof(struct utf8val_ioc_verdict));
 	return 0;
 }
 C
@@ -92,7 +95,7 @@ export PKG_CONFIG_PATH=$dest/usr/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$dest
 cflags=$(pkg-config --cflags utf8val)
 libs=$(pkg-config --libs utf8val)
 result $? "pkg-config knows utf8val ($(pkg-config --modversion utf8val))"
-want="6 4 1.0.0 ok"
+want="6 4 1.0.0 ok 56"
 for lang in c c++; do
 	src=$work/prog.c
 	cc="gcc -std=c99 -pedantic"
