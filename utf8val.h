@@ -3,8 +3,9 @@
  * utf8val: UTF-8 validation as RFC 3629 section 4 defines it.
  *
  * The same header serves the kernel module, other kernel code and
- * user-space programs linked against libutf8val. It stands alone and
- * defines nothing outside the utf8val_ and UTF8VAL_ names: its types are
+ * user-space programs linked against libutf8val. It stands alone (C99,
+ * C++11) and defines nothing outside the utf8val_ and UTF8VAL_ names
+ * (stddef.h aside): its types are
  * plain C ones, the kernel's u8, u32 and u64 on every architecture Linux
  * runs on. Documentation/utf8val.rst explains the rules and the error
  * model; utf8val(3) the library.
@@ -16,9 +17,13 @@
 #include <linux/types.h>
 #else
 #include <stddef.h>
-#ifndef __cplusplus
-#include <stdbool.h>
 #endif
+
+/* The kernel's bool, C++'s bool, and C's _Bool: one type, no stdbool.h */
+#if defined(__KERNEL__) || defined(__cplusplus)
+#define UTF8VAL_BOOL	bool
+#else
+#define UTF8VAL_BOOL	_Bool
 #endif
 
 /* The library's version; utf8val_version() says which one is linked. */
@@ -145,7 +150,7 @@ struct utf8val_errors {
 	size_t pos;			/* where the next search starts */
 	unsigned long long chars;	/* characters before pos */
 	unsigned int flags;
-	bool ended;
+	unsigned char ended;
 };
 
 /* U+FFFD REPLACEMENT CHARACTER, as utf8val_replace() writes it */
@@ -155,7 +160,7 @@ struct utf8val_errors {
 /* utf8val_replace()'s answer to unknown flag bits */
 #define UTF8VAL_REPLACE_EFLAGS	(~0ull)
 
-bool utf8val_check(const void *buf, size_t len);
+UTF8VAL_BOOL utf8val_check(const void *buf, size_t len);
 enum utf8val_error utf8val_validate(const void *buf, size_t len,
 				    unsigned int flags,
 				    struct utf8val_result *res);
@@ -168,8 +173,8 @@ enum utf8val_error utf8val_stream_result(const struct utf8val_stream *st,
 
 void utf8val_errors_init(struct utf8val_errors *it, const void *buf,
 			 size_t len, unsigned int flags);
-bool utf8val_errors_next(struct utf8val_errors *it,
-			 struct utf8val_result *err);
+UTF8VAL_BOOL utf8val_errors_next(struct utf8val_errors *it,
+				 struct utf8val_result *err);
 unsigned long long utf8val_replace(const void *buf, size_t len,
 				   unsigned int flags, void *dst,
 				   size_t size);

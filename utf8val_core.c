@@ -1156,14 +1156,32 @@ UTF8VAL_EXPORT(utf8val_errors_init);
 bool utf8val_errors_next(struct utf8val_errors *it,
 			 struct utf8val_result *err)
 {
-	/* a BOM counts only at the start of the input */
-	unsigned int flags = it->pos ? it->flags & ~UTF8VAL_REJECT_BOM :
-				       it->flags;
 	struct utf8val_result r = { 0 };
+	size_t win = 64;
 
-	if (!it->ended)
-		utf8val_validate(it->buf + it->pos, it->len - it->pos, flags,
-				 &r);
+	/*
+	 * Windows that double from 64 bytes: the next error costs work in
+	 * proportion to its distance, not a pass of the fast path's lanes
+	 * (a kilobyte or more) per error in text made of them.
+	 */
+	while (!it->ended) {
+		/* a BOM counts only at the start of the input */
+		unsigned int flags = it->pos ? it->flags & ~UTF8VAL_REJECT_BOM :
+					       it->flags;
+		const u8 *s = it->buf + it->pos;
+		size_t rest = it->len - it->pos, n = rest;
+
+		if (rest > win)	/* whole characters; the next one goes on */
+			n = win - open_tail(s, win);
+		utf8val_validate(s, n, flags, &r);
+		if (n == rest || (r.error && r.error != UTF8VAL_EINCOMPLETE))
+			break;
+		it->pos += r.valid_up_to;
+		it->chars += r.chars;
+		r = (struct utf8val_result){ 0 };
+		if (win < 64 * 1024)
+			win *= 2;
+	}
 	if (it->ended || r.error == UTF8VAL_OK) {
 		it->chars += r.chars;
 		it->pos = it->len;
@@ -1177,7 +1195,8 @@ bool utf8val_errors_next(struct utf8val_errors *it,
 	}
 	r.valid_up_to += it->pos;
 	r.chars += it->chars;
-	it->chars = r.chars + 1;
+	/* an error counts as one character; unknown flags, as nothing */
+	it->chars = r.chars + (r.error != UTF8VAL_EFLAGS);
 	it->pos = r.valid_up_to + r.error_len;
 	it->ended = r.error == UTF8VAL_EINCOMPLETE ||
 		    r.error == UTF8VAL_EFLAGS;

@@ -3,8 +3,8 @@
  * utf8val.h as a user gets it: nothing else included first, built as
  * strict C99 and as C++ (tests/test_header.sh), linked against the
  * library. The program has names of its own that a header leaking the
- * kernel's would break: its own u8 and u64 of other types, and
- * __attribute__((noinline)).
+ * kernel's would break: its own u8 and u64 of other types, a bool of its
+ * own in C, and __attribute__((noinline)).
  */
 #include "utf8val.h"
 
@@ -19,6 +19,10 @@
 
 typedef struct { unsigned int hi, lo; } u64;
 typedef int u8;
+#ifndef __cplusplus
+typedef int bool;	/* pre-C23 code that never included stdbool.h */
+#define true 1
+#endif
 
 static __attribute__((noinline)) u64 split(unsigned long long v)
 {

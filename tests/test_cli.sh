@@ -49,7 +49,7 @@ check "NUL, --reject-nul" \
 	"invalid bytes=1 chars=1 offset=1 len=1 error=nul line=1 column=2" 1 \
 	'a\0b' --reject-nul
 check "-q prints nothing" "" 1 '\xff' -q
-check "unknown option" "utf8val: unrecognized option '--bogus'
+check "unknown option" "utf8val: unrecognized or ambiguous option '--bogus'
 Try 'utf8val --help' for more information." 2 '' --bogus
 check "unknown short option among others" "utf8val: invalid option -- 'x'
 Try 'utf8val --help' for more information." 2 '' -qx
@@ -70,7 +70,7 @@ check "--format=gnu prints nothing for valid input" "" 0 'ok\n' --format=gnu
 check "--json" '{"file":"-","errors":[{"offset":1,"len":1,"error":"overlong","line":1,"column":2,"chars":1}],"verdict":"invalid","bytes":1,"chars":1,"error_count":1,"stopped":true}' 1 'a\xc0\xafb' --json
 check "--replace" "$(printf 'a\xef\xbf\xbd\xef\xbf\xbdb')" 1 'a\xc0\xafb' --replace
 check "--replace of valid input is the input" "$(printf 'caf\xc3\xa9')" 0 'caf\xc3\xa9' -r
-check "--replace takes no --format" "utf8val: --replace writes the text, not a report: no --format
+check "--replace takes no --format" "utf8val: --replace writes the text, not a report: no --format or --quiet
 Try 'utf8val --help' for more information." 2 '' -r --json
 
 # --help: exit 0, every long option of the program and the exit statuses
@@ -238,6 +238,74 @@ status 1" "$got"
 got=$( (printf '\xff'; yes) | timeout 20 "$cli" -q; echo "status $?")
 result "-q stops at the first error too" "status 1" "$got"
 
+# Options given wrongly, each said plainly.
+check "a long option given an argument it takes none" "utf8val: option '--rfc2279' takes no argument
+Try 'utf8val --help' for more information." 2 '' --rfc2279=x
+check "an ambiguous abbreviation" "utf8val: unrecognized or ambiguous option '--r'
+Try 'utf8val --help' for more information." 2 '' --r
+check "--quiet and --replace together" "utf8val: --replace writes the text, not a report: no --format or --quiet
+Try 'utf8val --help' for more information." 2 '' -qr
+check "- is <stdin> in gnu format" "<stdin>:1:1: error: bad-byte (1 byte) at byte 0" 1 '\xff' --format=gnu -
+
+# An input that cannot be read, or that shrinks while being read: said on
+# standard error, a complete JSON object for it, and the next file checked.
+dir=$(mktemp -d)
+printf 'a\n%.0s' $(seq 300000) >"$dir/shrinks"
+printf '\xff' >>"$dir/shrinks"
+printf 'ok' >"$dir/ok"
+cat >"$dir/shrink.c" <<'C'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdio.h>
+#include <unistd.h>
+/* The first pread (the command counting lines again) finds the file cut. */
+static ssize_t cut_first(const char *sym, int fd, void *buf, size_t n, off_t off)
+{
+	ssize_t (*real)(int, void *, size_t, off_t);
+	static int cut;
+
+	char path[64];
+
+	real = (ssize_t (*)(int, void *, size_t, off_t))dlsym(RTLD_NEXT, sym);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	if (!cut++ && truncate(path, 0))	/* the fd is read-only */
+		return -1;
+	return real(fd, buf, n, off);
+}
+
+ssize_t pread(int fd, void *buf, size_t n, off_t off)
+{
+	return cut_first("pread", fd, buf, n, off);
+}
+
+ssize_t pread64(int fd, void *buf, size_t n, off_t off)
+{
+	return cut_first("pread64", fd, buf, n, off);
+}
+C
+got=$(gcc -shared -fPIC -o "$dir/shrink.so" "$dir/shrink.c" -ldl 2>&1 &&
+	LD_PRELOAD=$dir/shrink.so "$cli" --json "$dir/shrinks" "$dir/ok" 2>"$dir/err"
+	echo "status $?")
+json_ok=$(printf '%s\n' "$got" | head -2 | python3 -c '
+import json, sys
+print(" ".join(json.loads(l)["verdict"] for l in sys.stdin))' 2>&1)
+result "a file cut while its lines are counted again: reported, and the next file checked" \
+	"unread valid
+status 2
+utf8val: $dir/shrinks: changed while being read" \
+	"$json_ok
+$(printf '%s\n' "$got" | tail -1)
+$(cat "$dir/err")"
+got=$("$cli" --json "$dir" "$dir/ok" 2>&1 | python3 -c '
+import json, sys
+for l in sys.stdin:
+    print(json.loads(l)["verdict"] if l.startswith("{") else l.strip())')
+result "a directory: reported, a complete JSON object, the next file checked" \
+	"utf8val: $dir: Is a directory
+unread
+valid" "$got"
+rm -rf "$dir"
+
 # Output that cannot be written is an error, not a silent success.
 got=$(printf 'abc' | "$cli" -r 2>&1 >/dev/full; echo "status $?")
 result "--replace into a full device fails with status 2" \
@@ -245,6 +313,10 @@ result "--replace into a full device fails with status 2" \
 status 2" "$got"
 got=$(printf 'abc' | "$cli" 2>&1 >/dev/full; echo "status $?")
 result "a verdict into a full device fails with status 2" \
+	"utf8val: standard output: No space left on device
+status 2" "$got"
+got=$("$cli" --help 2>&1 >/dev/full; echo "status $?")
+result "--help into a full device fails with status 2" \
 	"utf8val: standard output: No space left on device
 status 2" "$got"
 

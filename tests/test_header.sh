@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR MIT
 #
 # utf8val.h defines nothing outside utf8val_ and UTF8VAL_: no macro beyond
-# those of the headers it includes (stddef.h, stdbool.h), and no type,
+# those of the one header it includes (stddef.h), and no type,
 # function, enumerator or variable. Usage: test_header.sh HEADER_DIR
 set -u
 dir=$1
@@ -25,7 +25,7 @@ for lang in c c++; do
 		printf '%s\n' "$@" | gcc -x $lang -dM -E -I"$dir" - | sort
 	}
 	extra=$(comm -23 <(macros '#include <utf8val.h>') \
-			 <(macros '#include <stddef.h>' '#include <stdbool.h>') |
+			 <(macros '#include <stddef.h>') |
 		awk '{ print $2 }' | grep -v '^_*UTF8VAL_')
 	result "$([ -z "$extra" ]; echo $?)" \
 		"utf8val.h as $lang defines no macro outside UTF8VAL_" "$extra"

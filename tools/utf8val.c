@@ -11,10 +11,12 @@
  * measured slower: page faults cost more than read()'s copy.)
  */
 #define _GNU_SOURCE
+#define _FILE_OFFSET_BITS 64	/* files past 2 GiB on 32-bit systems */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +55,7 @@ struct input {
 	unsigned long long errors;
 	struct utf8val_result first;	/* the first error; the verdict */
 	bool stopped;			/* at the first error: not read to the end */
+	const char *failed;		/* why reading it failed, or NULL */
 };
 
 static const char *progname = "utf8val";
@@ -101,19 +104,22 @@ static void advance(struct input *in, const unsigned char *s, size_t n)
 	in->tracked += n;
 }
 
-static void input_error(const struct input *in, const char *what)
+/* Reading @in failed: say why, and check no more of it. */
+static void input_failed(struct input *in, const char *why)
 {
 	fprintf(stderr, "%s: %s: %s\n", progname, in->name ? in->name : "-",
-		what);
-	exit(2);
+		why);
+	in->failed = why;
+	in->stopped = true;
 }
 
 /*
  * Move @in's position to offset @base + @to, over valid text that ends
  * with @s[0, @to) (@s[0] being at offset @base). The text of a regular
- * file before @s that was not counted is read again.
+ * file before @s that was not counted is read again. Returns false if
+ * that fails.
  */
-static void track(struct input *in, const unsigned char *s,
+static bool track(struct input *in, const unsigned char *s,
 		  unsigned long long base, size_t to)
 {
 	static unsigned char again[CHUNK];
@@ -126,12 +132,15 @@ static void track(struct input *in, const unsigned char *s,
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
-			input_error(in, n ? strerror(errno) :
-					    "changed while being read");
+		if (n <= 0) {
+			input_failed(in, n ? strerror(errno) :
+					     "changed while being read");
+			return false;
+		}
 		advance(in, again, n);
 	}
 	advance(in, s + (in->tracked - base), base + to - in->tracked);
+	return true;
 }
 
 static bool needs_position(const struct options *opt)
@@ -205,7 +214,9 @@ static void report_error(struct input *in, const struct utf8val_result *err,
 		break;
 	case FORMAT_GNU:
 		printf("%s:%llu:%llu: error: %s (%u byte%s) at byte %llu\n",
-		       in->name ? in->name : "<stdin>", line, column,
+		       in->name && strcmp(in->name, "-") ? in->name :
+							   "<stdin>",
+		       line, column,
 		       utf8val_error_name(err->error), err->error_len,
 		       err->error_len == 1 ? "" : "s", err->valid_up_to);
 		break;
@@ -237,6 +248,14 @@ static void report_end(const struct input *in, unsigned long long total)
 
 	if (in->opt->quiet || in->opt->replace)
 		return;
+	if (in->failed) {	/* no verdict: stderr said why */
+		if (in->opt->format == FORMAT_JSON) {
+			printf("],\"verdict\":\"unread\",\"failure\":");
+			json_string(in->failed);
+			printf("}\n");
+		}
+		return;
+	}
 	switch (in->opt->format) {
 	case FORMAT_KV:
 		if (in->errors)
@@ -325,8 +344,8 @@ static size_t check_chunk(struct input *in, const unsigned char *s,
 			out_put(s + done, at - done);
 			out_put(UTF8VAL_REPLACEMENT, FFFD_LEN);
 		}
-		if (needs_position(opt))
-			track(in, s, base, at);
+		if (needs_position(opt) && !track(in, s, base, at))
+			return len;
 		err.valid_up_to += base;
 		err.chars += chars;
 		if (!in->errors)
@@ -353,7 +372,7 @@ static void chunk_tail_position(struct input *in, const unsigned char *s,
 {
 	if (needs_position(in->opt) && !in->reread && !in->stopped &&
 	    in->tracked < base + to)
-		track(in, s, base, to);
+		track(in, s, base, to);	/* only a file can fail */
 }
 
 static int check_stream(struct input *in, int fd)
@@ -370,9 +389,8 @@ static int check_stream(struct input *in, int fd)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			fprintf(stderr, "%s: %s: %s\n", progname,
-				in->name ? in->name : "-", strerror(errno));
-			return 2;
+			input_failed(in, strerror(errno));
+			break;
 		}
 		eof = !n;
 		have += n;
@@ -383,7 +401,7 @@ static int check_stream(struct input *in, int fd)
 		have -= done;
 	}
 	report_end(in, base + have);
-	return 0;
+	return in->failed ? 2 : 0;
 }
 
 static int check_input(const char *name, const struct options *opt)
@@ -411,6 +429,17 @@ static int check_input(const char *name, const struct options *opt)
 	if (rc)
 		return rc;
 	return in.first.error != UTF8VAL_OK;
+}
+
+/* What went to standard output must have reached it. */
+static int finish_stdout(int status)
+{
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "%s: standard output: %s\n", progname,
+			strerror(errno ? errno : EIO));
+		return 2;
+	}
+	return status;
 }
 
 static const struct option long_options[] = {
@@ -513,16 +542,22 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			fputs(help_text, stdout);
-			return fflush(stdout) ? 2 : 0;
+			return finish_stdout(0);
 		case 'V':
 			printf("utf8val %s\n", utf8val_version());
-			return fflush(stdout) ? 2 : 0;
+			return finish_stdout(0);
 		case '?':
-			if (optopt)
-				return usage_error("invalid option -- '%c'",
-						   optopt);
-			return usage_error("unrecognized option '%s'",
-					   argv[optind - 1]);
+			/* a long option: optopt is its value, not a letter */
+			if (!strncmp(argv[optind - 1], "--", 2)) {
+				const char *arg = argv[optind - 1];
+
+				if (optopt)
+					return usage_error("option '%.*s' takes no argument",
+							   (int)strcspn(arg, "="), arg);
+				return usage_error("unrecognized or ambiguous option '%s'",
+						   arg);
+			}
+			return usage_error("invalid option -- '%c'", optopt);
 		case ':':
 			return usage_error("option '%s' needs an argument",
 					   argv[optind - 1]);
@@ -530,8 +565,8 @@ int main(int argc, char **argv)
 			opt.flags |= c & 0xff;
 		}
 	}
-	if (opt.replace && opt.format != FORMAT_KV)
-		return usage_error("--replace writes the text, not a report: no --format");
+	if (opt.replace && (opt.format != FORMAT_KV || opt.quiet))
+		return usage_error("--replace writes the text, not a report: no --format or --quiet");
 
 	if (optind == argc)
 		status = check_input(NULL, &opt);
@@ -543,10 +578,5 @@ int main(int argc, char **argv)
 	}
 	if (opt.replace)
 		out_flush();
-	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "%s: standard output: %s\n", progname,
-			strerror(errno));
-		return 2;
-	}
-	return status;
+	return finish_stdout(status);
 }
