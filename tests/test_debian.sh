@@ -9,24 +9,14 @@
 # against a Debian kernel's headers, in private trees (no kernel is
 # installed on the host). TAP. Needs root for dpkg -i.
 set -u
+. "$(dirname "$0")/tap.sh"
+TAP_PREFIX="deb: "
 top=$(cd "$(dirname "$0")/.." && pwd)
 version=$(sed -n 's/^utf8val (\([^)]*\)).*/\1/p;q' "$top/debian/changelog")
 arch=$(dpkg --print-architecture)
 triplet=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 work=$top/build/deb
-n=0
-failed=0
 
-result() {	# result STATUS NAME [DETAIL]
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - deb: $2"
-	else
-		echo "not ok $n - deb: $2"
-		[ -z "${3:-}" ] || printf '%s\n' "$3" | tail -40 | sed 's/^/#   /'
-		failed=$((failed + 1))
-	fi
-}
 
 purge() {
 	dpkg --purge utf8val libutf8val-dev libutf8val1 >/dev/null 2>&1
@@ -123,5 +113,4 @@ ko=$(find "$work/dkms-tree" -name utf8val.ko)
 result "$([ -n "$ko" ] && modinfo -F version "$ko" | grep -qx "$version"; echo $?)" \
 	"DKMS builds utf8val.ko $version from the package's source against $abi" "$out"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_done

@@ -5,20 +5,8 @@
 # those of the one header it includes (stddef.h), and no type,
 # function, enumerator or variable. Usage: test_header.sh HEADER_DIR
 set -u
+. "$(dirname "$0")/tap.sh"
 dir=$1
-n=0
-status=0
-
-result() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		[ -z "${3:-}" ] || printf '%s\n' "$3" | sed 's/^/# /'
-		status=1
-	fi
-}
 
 for lang in c c++; do
 	macros() {
@@ -55,5 +43,4 @@ print("\n".join(bad) if names else "(no declarations found: the check is broken)
 	result "$([ -z "$extra" ]; echo $?)" \
 		"utf8val.h as $lang declares nothing outside utf8val_ and UTF8VAL_" "$extra"
 done
-echo "1..$n"
-exit $status
+tap_done

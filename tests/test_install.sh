@@ -8,23 +8,13 @@
 # and exports; the manuals; and "make uninstall" leaves nothing.
 # Usage: test_install.sh (from the top of the tree; builds what it needs)
 set -u
+. "$(dirname "$0")/tap.sh"
+TAP_PREFIX="install: "
 top=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 dest=$work/root
-n=0
-failed=0
 
-result() {	# result STATUS NAME [DETAIL]
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - install: $2"
-	else
-		echo "not ok $n - install: $2"
-		[ -z "${3:-}" ] || printf '%s\n' "$3" | sed 's/^/#   /'
-		failed=$((failed + 1))
-	fi
-}
 
 out=$(make -s -C "$top" install DESTDIR="$dest" PREFIX=/usr 2>&1)
 result $? "make install DESTDIR=... PREFIX=/usr" "$out"
@@ -130,5 +120,4 @@ out=$(make -s -C "$top" uninstall DESTDIR="$dest" PREFIX=/usr 2>&1)
 left=$(cd "$dest" && find . ! -type d)
 result "$([ -z "$left" ] && [ -z "$out" ]; echo $?)" "make uninstall removes every file" "$out$left"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_done
