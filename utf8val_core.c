@@ -760,7 +760,8 @@ static size_t checked_prefix(const u64 *tbl, const u8 *s, size_t len,
 		/* a window cut inside a character ends before it */
 		if (wlen < len - done)
 			wlen -= open_tail(w, wlen);
-		n = fast_prefix(tbl, w, wlen, chunk, &count);
+		/* a window pays for vector set-up by its own length */
+		n = fast_prefix(tbl, w, wlen, wlen, &count);
 		p = policy_prefix(w, n, at + done, flags);
 		*chars += count - utf8val_count(w + p, n - p);
 		done += p;
@@ -1146,7 +1147,8 @@ UTF8VAL_EXPORT(utf8val_errors_init);
  * of its U+FFFD in what utf8val_replace() makes. A %UTF8VAL_REJECT_BOM
  * error can only be the first. An input that ends inside a character
  * gives %UTF8VAL_EINCOMPLETE last; unknown flag bits give
- * %UTF8VAL_EFLAGS once, having validated nothing.
+ * %UTF8VAL_EFLAGS once, having validated nothing (and totals of nothing,
+ * with that error).
  *
  * Context: Any context.
  * Return: true with the next error in @err; false when there is none
@@ -1159,12 +1161,21 @@ bool utf8val_errors_next(struct utf8val_errors *it,
 	struct utf8val_result r = { 0 };
 	size_t win = 64;
 
+	/* unknown flags: reported once, nothing validated */
+	if (!it->ended && (it->flags & ~UTF8VAL_FLAGS_ALL)) {
+		it->ended = true;
+		if (err)
+			*err = (struct utf8val_result){
+				.error = UTF8VAL_EFLAGS,
+			};
+		return true;
+	}
 	/*
 	 * Windows that double from 64 bytes: the next error costs work in
 	 * proportion to its distance, not a pass of the fast path's lanes
 	 * (a kilobyte or more) per error in text made of them.
 	 */
-	while (!it->ended) {
+	while (!it->ended && it->pos < it->len) {
 		/* a BOM counts only at the start of the input */
 		unsigned int flags = it->pos ? it->flags & ~UTF8VAL_REJECT_BOM :
 					       it->flags;
@@ -1183,23 +1194,24 @@ bool utf8val_errors_next(struct utf8val_errors *it,
 			win *= 2;
 	}
 	if (it->ended || r.error == UTF8VAL_OK) {
+		const bool bad_flags = it->flags & ~UTF8VAL_FLAGS_ALL;
+
 		it->chars += r.chars;
 		it->pos = it->len;
 		it->ended = true;
 		if (err)
 			*err = (struct utf8val_result){
-				.valid_up_to = it->len,
+				.valid_up_to = bad_flags ? 0 : it->len,
 				.chars = it->chars,
+				.error = bad_flags ? UTF8VAL_EFLAGS : 0,
 			};
 		return false;
 	}
 	r.valid_up_to += it->pos;
 	r.chars += it->chars;
-	/* an error counts as one character; unknown flags, as nothing */
-	it->chars = r.chars + (r.error != UTF8VAL_EFLAGS);
+	it->chars = r.chars + 1;	/* the error, as its U+FFFD */
 	it->pos = r.valid_up_to + r.error_len;
-	it->ended = r.error == UTF8VAL_EINCOMPLETE ||
-		    r.error == UTF8VAL_EFLAGS;
+	it->ended = r.error == UTF8VAL_EINCOMPLETE;
 	if (err)
 		*err = r;
 	return true;
@@ -1225,7 +1237,7 @@ static u64 put_whole(u8 *dst, size_t size, u64 at, const u8 *src, size_t n,
 				fits--;
 			*full = true;
 		}
-		/* not memcpy(): the core links against nothing */
+		/* a loop: the freestanding core has no memcpy() to call */
 		for (i = 0; i < fits; i++)
 			dst[at + i] = src[i];
 	}
@@ -1264,6 +1276,8 @@ unsigned long long utf8val_replace(const void *buf, size_t len,
 
 	if (flags & ~UTF8VAL_FLAGS_ALL)
 		return UTF8VAL_REPLACE_EFLAGS;
+	if (!len)	/* no pointer arithmetic on a NULL @buf */
+		return 0;
 	utf8val_errors_init(&it, buf, len, flags);
 	while (utf8val_errors_next(&it, &err)) {
 		out = put_whole(dst, size, out, s + from,

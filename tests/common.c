@@ -246,9 +246,18 @@ static bool compare_path(const u8 *buf, size_t len, unsigned int flags,
 	return ok;
 }
 
+#ifdef UTF8VAL_SIMD
+/* Modes the vector paths run in: strict, with or without policy flags. */
+static bool vector_mode(unsigned int flags)
+{
+	return !(flags & (UTF8VAL_RFC2279 | UTF8VAL_SURROGATES));
+}
+#endif
+
 /*
- * Strict inputs go through each path the CPU has (each path decides which
- * lengths it takes); inputs with flags through the scalar path only.
+ * Inputs of the vector modes go through each path the CPU has (each path
+ * decides which lengths it takes); the other modes through the scalar
+ * path only.
  */
 bool compare_all(const u8 *buf, size_t len, unsigned int flags,
 		 unsigned int what, struct rng *rng)
@@ -257,7 +266,7 @@ bool compare_all(const u8 *buf, size_t len, unsigned int flags,
 
 	ref_validate(buf, len, flags, &want);
 #ifdef UTF8VAL_SIMD
-	if (!flags && len >= UTF8VAL_SIMD_MIN_LEN) {
+	if (vector_mode(flags) && len >= UTF8VAL_SIMD_MIN_LEN) {
 		bool ok = true;
 
 		for (int p = 0; p < NR_UTF8VAL_PATHS; p++) {
@@ -347,8 +356,8 @@ static bool same_error(const struct utf8val_result *a,
 	       a->error == b->error && a->error_len == b->error_len;
 }
 
-bool compare_replace(const u8 *s, size_t len, unsigned int flags,
-		     struct rng *rng)
+static bool compare_replace_path(const u8 *s, size_t len, unsigned int flags,
+				 struct rng *rng)
 {
 	struct utf8val_result *want_err = malloc((len + 1) * sizeof(*want_err));
 	u8 *want = malloc(3 * len + 1), *out = malloc(3 * len + 16);
@@ -381,9 +390,11 @@ bool compare_replace(const u8 *s, size_t len, unsigned int flags,
 		goto out_free;
 	}
 	/* each size: the longest prefix of whole characters, no more */
-	for (int i = 0; i <= 40; i++) {
+	for (int i = 0, sizes = len > 4096 ? 8 : 40; i <= sizes; i++) {
 		size = i < 16 ? (size_t)i : rng_below(rng, want_len + 1);
-		if (i == 40)
+		if (i >= 4 && sizes == 8)	/* long: a few sizes */
+			size = rng_below(rng, want_len + 1);
+		if (i == sizes)
 			size = 3 * len + 16;
 		else if (size > want_len)
 			continue;
@@ -405,4 +416,24 @@ out_free:
 	free(want);
 	free(out);
 	return ok;
+}
+
+bool compare_replace(const u8 *s, size_t len, unsigned int flags,
+		     struct rng *rng)
+{
+#ifdef UTF8VAL_SIMD
+	if (vector_mode(flags) && len >= UTF8VAL_SIMD_MIN_LEN) {
+		bool ok = true;
+
+		for (int p = 0; p < NR_UTF8VAL_PATHS; p++) {
+			path_tried = utf8val_simd_select(p);
+			if ((int)path_tried == p)
+				ok &= compare_replace_path(s, len, flags, rng);
+		}
+		utf8val_simd_select(-1);
+		return ok;
+	}
+#endif
+	path_tried = UTF8VAL_PATH_SCALAR;
+	return compare_replace_path(s, len, flags, rng);
 }

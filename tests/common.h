@@ -44,8 +44,8 @@ bool compare_all(const u8 *buf, size_t len, unsigned int flags,
 		 unsigned int what, struct rng *rng);
 /*
  * The error iterator and utf8val_replace() (whole, sized first, and cut
- * at 40 output sizes) against ref_replace() on one input, which must have
- * known flags.
+ * at 40 output sizes, 8 past 4 KiB) against ref_replace() on one input,
+ * which must have known flags, on every path its mode runs in.
  */
 bool compare_replace(const u8 *buf, size_t len, unsigned int flags,
 		     struct rng *rng);

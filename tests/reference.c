@@ -261,6 +261,12 @@ size_t ref_replace(const u8 *buf, size_t len, unsigned int flags, u8 *out,
 	size_t pos = 0, n = 0, o = 0, i;
 	u64 chars = 0;
 
+	if (flags & ~UTF8VAL_FLAGS_ALL) {	/* nothing validated */
+		errs[0] = (struct utf8val_result){ .error = UTF8VAL_EFLAGS };
+		errs[1] = errs[0];
+		*out_len = 0;
+		return 1;
+	}
 	for (;;) {
 		unsigned int f = pos ? flags & ~UTF8VAL_REJECT_BOM : flags;
 		struct utf8val_result r;

@@ -15,6 +15,14 @@
 #define MAX_LEN		2048
 #define FFFD		"\xef\xbf\xbd"
 
+/* UTF8VAL_QUICK=1: fewer rounds, for runs under an emulator */
+static bool quick(void)
+{
+	const char *q = getenv("UTF8VAL_QUICK");
+
+	return q && *q;
+}
+
 /* Random valid characters of every length, broken here and there. */
 static size_t random_input(struct rng *r, u8 *buf, size_t len)
 {
@@ -80,9 +88,8 @@ static unsigned long random_round(unsigned int flags, void *arg)
 
 static void test_random(void)
 {
-	/* UTF8VAL_QUICK=1: a tenth, for runs under an emulator */
-	const char *quick = getenv("UTF8VAL_QUICK");
-	struct random_args a = { quick && *quick ? 30 : 300 };
+	/* a tenth, for runs under an emulator */
+	struct random_args a = { quick() ? 30 : 300 };
 	unsigned long bad = for_all_flags(random_round, &a);
 
 	tap_result(!bad, "iterator and replace against the reference: %u random inputs up to %d bytes, at guard pages, every flag combination, 40 output sizes each: %lu wrong",
@@ -150,7 +157,8 @@ static void test_flags(void)
 }
 
 /*
- * Every byte an error: one pass over the input in all, not one per error.
+ * Every byte an error: linear time in all, not a pass over the rest per
+ * error.
  * A quadratic iterator takes many minutes here; this one, milliseconds.
  */
 static void test_linear(void)
@@ -181,10 +189,104 @@ static void test_linear(void)
 		while (utf8val_errors_next(&it, &r))
 			n++;
 		tap_result(n == len - 1 && r.chars == len,
-			   "2 MiB of %s: %zu errors, one pass", cases[i].what, n);
+			   "2 MiB of %s: %zu errors, in linear time", cases[i].what, n);
 	}
 	alarm(0);
 	free(buf);
+}
+
+/*
+ * Long valid text with an error or a refused character planted just
+ * before, at and after the edges of the windows the fast path and the
+ * iterator work in (64 bytes doubling to 64 KiB, then 64 KiB steps), on
+ * every path: where a cut at a window's end can go wrong.
+ */
+struct window_args {
+	bool quick;
+};
+
+static const struct {
+	const char *bytes;
+	size_t len;
+} planted[] = {
+	{ "\x00", 1 },			/* U+0000 */
+	{ "\xef\xbb\xbf", 3 },		/* U+FEFF */
+	{ "\xef\xb7\x90", 3 },		/* U+FDD0 */
+	{ "\xf0\x9f\xbf\xbe", 4 },	/* U+1FFFE */
+	{ "\xe2\x82", 2 },		/* truncated */
+	{ "\x80", 1 },			/* lone continuation */
+	{ "\xc0\xaf", 2 },		/* overlong */
+	{ "\xed\xa0\x80", 3 },		/* surrogate */
+};
+
+static size_t window_text(struct rng *r, unsigned int flags, u8 *buf,
+			  size_t len)
+{
+	size_t n = 0;
+
+	while (n + 6 <= len) {
+		u32 cp;
+
+		switch (rng_below(r, 5)) {
+		case 0:
+		case 1:
+			cp = 0x20 + rng_below(r, 0x5f);
+			break;
+		case 2:
+			cp = 0x80 + rng_below(r, 0x780);
+			break;
+		case 3:
+			cp = 0x4e00 + rng_below(r, 0x5000);
+			break;
+		default:
+			cp = flags & UTF8VAL_RFC2279 && rng_below(r, 2) ?
+			     0x200000 + rng_below(r, 0x1000000) :
+			     0x10000 + rng_below(r, 0x10000);
+		}
+		n += ref_encode(cp, buf + n);
+	}
+	return n;
+}
+
+static unsigned long window_round(unsigned int flags, void *arg)
+{
+	const struct window_args *a = arg;
+	static u8 buf[136 << 10];	/* past the first 64 KiB window */
+	struct rng r = { 0x77696e646f77ull ^ flags };	/* "window" */
+	unsigned long bad = 0;
+	size_t edge, sum = 0;
+
+	/* the edges of 64, 128, ... 32768-byte windows, then 64 KiB ones */
+	for (edge = 64; edge < sizeof(buf); edge = sum) {
+		sum += edge < (64 << 10) / 2 ? edge : 64 << 10;
+		for (int d = -1; d <= 1; d++) {
+			size_t at = sum + d, len = sum + 4096, e;
+
+			if (a->quick && d)
+				continue;
+			if (len > sizeof(buf))
+				break;
+			for (e = 0; e < ARRAY_SIZE(planted); e += a->quick ? 3 : 1) {
+				window_text(&r, flags, buf, len);
+				memcpy(buf + at, planted[e].bytes, planted[e].len);
+				if (!compare_all(buf, len, flags, 0, &r) ||
+				    !compare_replace(buf, len, flags, &r))
+					bad++;
+			}
+		}
+		if (sum < 64)
+			sum = 64;
+	}
+	return bad;
+}
+
+static void test_windows(bool quick)
+{
+	struct window_args a = { quick };
+	unsigned long bad = for_all_flags(window_round, &a);
+
+	tap_result(!bad, "8 kinds of error planted around each window edge up to 136 KiB, every path, every flag combination: %lu wrong",
+		   bad);
 }
 
 int main(void)
@@ -192,6 +294,7 @@ int main(void)
 	test_examples();
 	test_flags();
 	test_random();
+	test_windows(quick());
 	test_linear();
 	return tap_finish();
 }
