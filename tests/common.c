@@ -246,41 +246,56 @@ static bool compare_path(const u8 *buf, size_t len, unsigned int flags,
 	return ok;
 }
 
-#ifdef UTF8VAL_SIMD
-/* Modes the vector paths run in: strict, with or without policy flags. */
-static bool vector_mode(unsigned int flags)
-{
-	return !(flags & (UTF8VAL_RFC2279 | UTF8VAL_SURROGATES));
-}
-#endif
+/* One input to compare on each path: what compare_all() was given. */
+struct comparison {
+	const u8 *buf;
+	size_t len;
+	unsigned int flags;
+	unsigned int what;
+	struct rng *rng;
+	const struct utf8val_result *want;
+};
 
 /*
- * Inputs of the vector modes go through each path the CPU has (each path
- * decides which lengths it takes); the other modes through the scalar
- * path only.
+ * @fn on each path the CPU has for inputs of the vector modes (strict,
+ * with or without policy flags; each path decides which lengths it
+ * takes), on the scalar path for the other modes.
  */
-bool compare_all(const u8 *buf, size_t len, unsigned int flags,
-		 unsigned int what, struct rng *rng)
+static bool on_each_path(const struct comparison *c,
+			 bool (*fn)(const struct comparison *c))
 {
-	struct utf8val_result want;
-
-	ref_validate(buf, len, flags, &want);
 #ifdef UTF8VAL_SIMD
-	if (vector_mode(flags) && len >= UTF8VAL_SIMD_MIN_LEN) {
+	if (!(c->flags & (UTF8VAL_RFC2279 | UTF8VAL_SURROGATES)) &&
+	    c->len >= UTF8VAL_SIMD_MIN_LEN) {
 		bool ok = true;
 
 		for (int p = 0; p < NR_UTF8VAL_PATHS; p++) {
 			path_tried = utf8val_simd_select(p);
 			if ((int)path_tried == p)
-				ok &= compare_path(buf, len, flags, what, rng,
-						   &want);
+				ok &= fn(c);
 		}
 		utf8val_simd_select(-1);
 		return ok;
 	}
 #endif
 	path_tried = UTF8VAL_PATH_SCALAR;
-	return compare_path(buf, len, flags, what, rng, &want);
+	return fn(c);
+}
+
+static bool compare_one_path(const struct comparison *c)
+{
+	return compare_path(c->buf, c->len, c->flags, c->what, c->rng,
+			    c->want);
+}
+
+bool compare_all(const u8 *buf, size_t len, unsigned int flags,
+		 unsigned int what, struct rng *rng)
+{
+	struct utf8val_result want;
+	struct comparison c = { buf, len, flags, what, rng, &want };
+
+	ref_validate(buf, len, flags, &want);
+	return on_each_path(&c, compare_one_path);
 }
 
 const char *shared_dir(void)
@@ -418,22 +433,15 @@ out_free:
 	return ok;
 }
 
+static bool compare_replace_one_path(const struct comparison *c)
+{
+	return compare_replace_path(c->buf, c->len, c->flags, c->rng);
+}
+
 bool compare_replace(const u8 *s, size_t len, unsigned int flags,
 		     struct rng *rng)
 {
-#ifdef UTF8VAL_SIMD
-	if (vector_mode(flags) && len >= UTF8VAL_SIMD_MIN_LEN) {
-		bool ok = true;
+	struct comparison c = { s, len, flags, 0, rng, NULL };
 
-		for (int p = 0; p < NR_UTF8VAL_PATHS; p++) {
-			path_tried = utf8val_simd_select(p);
-			if ((int)path_tried == p)
-				ok &= compare_replace_path(s, len, flags, rng);
-		}
-		utf8val_simd_select(-1);
-		return ok;
-	}
-#endif
-	path_tried = UTF8VAL_PATH_SCALAR;
-	return compare_replace_path(s, len, flags, rng);
+	return on_each_path(&c, compare_replace_one_path);
 }
