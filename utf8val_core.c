@@ -736,18 +736,35 @@ static size_t policy_prefix(const u8 *s, size_t len, u64 at,
 static size_t open_tail(const u8 *s, size_t len);
 
 /*
- * fast_prefix() under the policy flags too: the DFA's valid prefix cut
- * before the first character they refuse, which the exact path then
- * classifies. Windows that double from 64 bytes keep the cost of finding
+ * Windows that double from 64 bytes to 64 KiB keep the cost of finding
  * an error in proportion to its offset, whatever follows it: the error
  * iterator resumes after each one, and U+0000 a million times over must
- * not cost a million passes over the rest.
+ * not cost a million passes over the rest. Returns the next window of
+ * the @rest bytes at @s, cut before a character it would split (all of
+ * @rest if that is shorter), and doubles *@win.
+ */
+#define WINDOW_MIN	64
+#define WINDOW_MAX	(64 * 1024)
+
+static size_t next_window(const u8 *s, size_t rest, size_t *win)
+{
+	size_t n = rest > *win ? *win - open_tail(s, *win) : rest;
+
+	if (*win < WINDOW_MAX)
+		*win *= 2;
+	return n;
+}
+
+/*
+ * fast_prefix() under the policy flags too: the DFA's valid prefix cut
+ * before the first character they refuse, which the exact path then
+ * classifies; in windows (next_window()).
  */
 static size_t checked_prefix(const u64 *tbl, const u8 *s, size_t len,
 			     size_t chunk, u64 at, unsigned int flags,
 			     u64 *chars)
 {
-	size_t done = 0, win = 64, n, p;
+	size_t done = 0, win = WINDOW_MIN, n, p;
 	u64 count;
 
 	if (!(flags & POLICY_FLAGS))
@@ -755,11 +772,8 @@ static size_t checked_prefix(const u64 *tbl, const u8 *s, size_t len,
 	*chars = 0;
 	while (done < len) {
 		const u8 *w = s + done;
-		size_t wlen = len - done > win ? win : len - done;
+		size_t wlen = next_window(w, len - done, &win);
 
-		/* a window cut inside a character ends before it */
-		if (wlen < len - done)
-			wlen -= open_tail(w, wlen);
 		/* a window pays for vector set-up by its own length */
 		n = fast_prefix(tbl, w, wlen, wlen, &count);
 		p = policy_prefix(w, n, at + done, flags);
@@ -767,8 +781,6 @@ static size_t checked_prefix(const u64 *tbl, const u8 *s, size_t len,
 		done += p;
 		if (p < wlen)	/* an error, or the end's open character */
 			break;
-		if (win < 64 * 1024)
-			win *= 2;
 	}
 	return done;
 }
@@ -1159,7 +1171,7 @@ bool utf8val_errors_next(struct utf8val_errors *it,
 			 struct utf8val_result *err)
 {
 	struct utf8val_result r = { 0 };
-	size_t win = 64;
+	size_t win = WINDOW_MIN;
 
 	/* unknown flags: reported once, nothing validated */
 	if (!it->ended && (it->flags & ~UTF8VAL_FLAGS_ALL)) {
@@ -1171,7 +1183,7 @@ bool utf8val_errors_next(struct utf8val_errors *it,
 		return true;
 	}
 	/*
-	 * Windows that double from 64 bytes: the next error costs work in
+	 * In windows (next_window()): the next error costs work in
 	 * proportion to its distance, not a pass of the fast path's lanes
 	 * (a kilobyte or more) per error in text made of them.
 	 */
@@ -1180,18 +1192,15 @@ bool utf8val_errors_next(struct utf8val_errors *it,
 		unsigned int flags = it->pos ? it->flags & ~UTF8VAL_REJECT_BOM :
 					       it->flags;
 		const u8 *s = it->buf + it->pos;
-		size_t rest = it->len - it->pos, n = rest;
+		size_t rest = it->len - it->pos;
+		size_t n = next_window(s, rest, &win);
 
-		if (rest > win)	/* whole characters; the next one goes on */
-			n = win - open_tail(s, win);
 		utf8val_validate(s, n, flags, &r);
 		if (n == rest || (r.error && r.error != UTF8VAL_EINCOMPLETE))
 			break;
 		it->pos += r.valid_up_to;
 		it->chars += r.chars;
 		r = (struct utf8val_result){ 0 };
-		if (win < 64 * 1024)
-			win *= 2;
 	}
 	if (it->ended || r.error == UTF8VAL_OK) {
 		const bool bad_flags = it->flags & ~UTF8VAL_FLAGS_ALL;

@@ -323,7 +323,7 @@ static size_t check_chunk(struct input *in, const unsigned char *s,
 			  size_t len, unsigned long long base, bool eof)
 {
 	const struct options *opt = in->opt;
-	/* A BOM is refused at offset 0 only, */
+	/* a BOM is refused at offset 0 of the input only */
 	unsigned int flags = base ? opt->flags & ~UTF8VAL_REJECT_BOM :
 				    opt->flags;
 	unsigned long long chars = in->chars;
