@@ -50,6 +50,23 @@ static u8 *kfence_object(void)
 }
 
 /*
+ * An object KASAN checks: KFENCE samples some allocations and then
+ * handles their frees itself, where KASAN would not see a bad free.
+ */
+static u8 *kasan_object(size_t size)
+{
+	u8 *sampled = NULL, *p;
+
+	p = kmalloc(size, GFP_KERNEL);
+	if (p && is_kfence_address(p)) {
+		sampled = p;
+		p = kmalloc(size, GFP_KERNEL);	/* the next one is not sampled */
+	}
+	kfree(sampled);
+	return p;
+}
+
+/*
  * The counter bug utf8val once had: valid bytes summed with plain
  * read-modify-writes from two tasks at once.
  */
@@ -93,7 +110,7 @@ static int __init utf8val_inject_init(void)
 	u8 *buf;
 
 	if (!strcmp(bug, "oob")) {		/* KASAN */
-		buf = kmalloc(16, GFP_KERNEL);
+		buf = kasan_object(16);
 		if (!buf)
 			return -ENOMEM;
 		memcpy(buf, "valid", 5);
@@ -101,7 +118,9 @@ static int __init utf8val_inject_init(void)
 		buf[16 + index_past_end % 8] = 0;
 		kfree(buf);
 	} else if (!strcmp(bug, "double-free")) {	/* KASAN */
-		buf = kmalloc(16, GFP_KERNEL);
+		buf = kasan_object(16);
+		if (!buf)
+			return -ENOMEM;
 		kfree(buf);
 		kfree(buf);
 	} else if (!strcmp(bug, "leak")) {	/* kmemleak */
