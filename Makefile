@@ -222,13 +222,18 @@ $(BUILD)/bench/peers.o: bench/peers.cc bench/peers.h
 	@mkdir -p $(@D)
 	$(CXX) -O2 -g -std=c++17 -Wall -Wextra -c $< -o $@ \
 		$(shell pkg-config --cflags $(BENCH_PKGS))
-$(BUILD)/bench/bench: bench/bench.c bench/peers.h $(BUILD)/bench/peers.o $(BENCH_OBJS)
-	$(CC) -O2 -g $(WARN) -I. -o $@ $< $(BUILD)/bench/peers.o \
+# The inputs and the read ceiling, shared by the tables.
+BENCH_COMMON	:= bench/datasets.c bench/read_ceiling.c
+BENCH_COMMON_HDR := bench/datasets.h bench/read_ceiling.h bench/peers.h utf8val.h
+$(BUILD)/bench/bench: bench/bench.c $(BENCH_COMMON) $(BENCH_COMMON_HDR) $(BUILD)/bench/peers.o $(BENCH_OBJS)
+	$(CC) -O2 -g $(WARN) -I. -o $@ $< $(BENCH_COMMON) $(BUILD)/bench/peers.o \
 		$(BENCH_OBJS) -lsimdjson \
 		$(shell pkg-config --libs $(BENCH_PKGS)) -lstdc++
 
-$(BUILD)/bench/fpu_cost $(BUILD)/bench/icount: $(BUILD)/bench/%: bench/%.c $(BENCH_OBJS)
+$(BUILD)/bench/fpu_cost: bench/fpu_cost.c $(BENCH_OBJS)
 	$(CC) -O2 -g $(WARN) -I. -o $@ $< $(BENCH_OBJS)
+$(BUILD)/bench/icount: bench/icount.c bench/datasets.c $(BENCH_COMMON_HDR) $(BENCH_OBJS)
+	$(CC) -O2 -g $(WARN) -I. -o $@ $< bench/datasets.c $(BENCH_OBJS)
 
 # What kernel callers get: kernel flags and the module's vector threshold.
 $(BUILD)/kbench/utf8val_core.o: $(CORE_SRC) $(CORE_HDR)
@@ -238,9 +243,10 @@ $(eval $(call vec_rules,kbench,$(KERNEL_CFLAGS)))
 $(BUILD)/kbench/word_loop.o: bench/word_loop.c bench/word_loop.h utf8val_types.h
 	@mkdir -p $(@D)
 	$(CC) $(KERNEL_CFLAGS) -I. -c $< -o $@
-$(BUILD)/bench/kernel_rows: bench/kernel_rows.c bench/word_loop.h $(BUILD)/kbench/utf8val_core.o $(VEC:%=$(BUILD)/kbench/utf8val_%.o) $(BUILD)/kbench/word_loop.o
+$(BUILD)/bench/kernel_rows: bench/kernel_rows.c bench/word_loop.h $(BENCH_COMMON) $(BENCH_COMMON_HDR) $(BUILD)/bench/peers.o $(BUILD)/kbench/utf8val_core.o $(VEC:%=$(BUILD)/kbench/utf8val_%.o) $(BUILD)/kbench/word_loop.o
 	@mkdir -p $(@D)
-	$(CC) -O2 -g $(WARN) -I. -o $@ $< $(filter %.o,$^)
+	$(CC) -O2 -g $(WARN) -I. -o $@ $< $(BENCH_COMMON) $(filter %.o,$^) \
+		-lsimdjson $(shell pkg-config --libs $(BENCH_PKGS)) -lstdc++
 
 # The library in process on a file: the yardstick of the command.
 $(BUILD)/bench/file_speed: bench/file_speed.c utf8val.h $(BUILD)/libutf8val.a

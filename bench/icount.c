@@ -13,14 +13,18 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "utf8val.h"
 #include "utf8val_simd.h"
+#include "bench/datasets.h"
 
-/* as callgrind's cells: each step costs a few microseconds */
+/* the first 256 KiB of each dataset, as callgrind's cells: each step
+ * costs a few microseconds
+ */
 #define TEXT_LEN	(256u << 10)
 
 /* Instructions the child executes from its first stop to its second. */
@@ -61,35 +65,28 @@ static long long steps(int path, const u8 *text, size_t len)
 	return n;
 }
 
-/* Random characters, each 1 to 4 bytes long with equal odds. */
-static size_t random_text(u8 *t, size_t len, bool ascii)
-{
-	static const u32 first[] = { 0x20, 0x80, 0x800, 0x10000 };
-	static const u32 count[] = { 0x5f, 0x780, 0xd000, 0x100000 };
-	u64 x = 0x1c0de;
-	size_t n = 0;
-
-	while (n + 4 <= len) {
-		u32 k;
-
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		k = ascii ? 0 : x % 4;
-		n += utf8val_encode(first[k] + (x >> 8) % count[k], 0, t + n);
-	}
-	return n;
-}
-
 int main(void)
 {
-	static u8 text[TEXT_LEN];
+	struct dataset data[MAX_DATASETS];
+	size_t ndata = datasets_load(data, "../shared");
 
-	printf("%-10s %-8s %12s %12s %14s\n", "text", "path", "steps(all)",
+	printf("%-15s %-8s %12s %12s %14s\n", "text", "path", "steps(all)",
 	       "steps(half)", "instr/byte");
-	for (int a = 0; a <= 1; a++) {
-		size_t len = random_text(text, TEXT_LEN, a), half = len / 2;
+	for (size_t d = 0; d < ndata; d++) {
+		static const char *const counted =
+			" ascii rfc3629-en-ja maintainers lines-mixed random-1-4 ";
+		char name[32];
+		const u8 *text = data[d].text;
 
+		/* single-stepping is slow: a few texts of each kind */
+		snprintf(name, sizeof(name), " %s ", data[d].name);
+		if (!strstr(counted, name))
+			continue;
+		size_t len = TEXT_LEN, half = len / 2;
+
+		/* cut at character boundaries */
+		while ((text[len] & 0xc0) == 0x80)
+			len--;
 		while ((text[half] & 0xc0) == 0x80)
 			half++;
 		for (int p = 0; p < NR_UTF8VAL_PATHS; p++) {
@@ -103,9 +100,9 @@ int main(void)
 				printf("# ptrace single-stepping is not allowed here\n");
 				return 0;
 			}
-			printf("%-10s %-8s %12lld %12lld %14.3f\n",
-			       a ? "ascii" : "random-1-4", utf8val_path_name(p),
-			       all, first, (double)(all - first) / (len - half));
+			printf("%-15s %-8s %12lld %12lld %14.3f\n", data[d].name,
+			       utf8val_path_name(p), all, first,
+			       (double)(all - first) / (len - half));
 		}
 	}
 	utf8val_simd_select(-1);

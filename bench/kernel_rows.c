@@ -14,6 +14,12 @@
  *                    buffers cut from ASCII text at varied offsets), beside
  *                    a plain word loop built the same way
  *
+ *   thresholds       every dataset of bench/bench.c at 4 KiB, 64 KiB and
+ *                    1 MiB: utf8val_check() (scalar below 4 KiB, as in
+ *                    the kernel) and the stream fed 4 KiB at a time (as
+ *                    /dev/utf8val feeds it), beside the best simdjson
+ *                    kernel and the read ceiling, measured the same way
+ *
  * Best of --rounds interleaved rounds, ratios taken within one run.
  */
 #include <stdio.h>
@@ -23,6 +29,9 @@
 
 #include "utf8val.h"
 #include "utf8val_simd.h"
+#include "bench/datasets.h"
+#include "bench/peers.h"
+#include "bench/read_ceiling.h"
 #include "bench/word_loop.h"
 
 #define LEN		(1u << 20)
@@ -161,6 +170,98 @@ static void scalar_ascii(const u8 *ascii, size_t ascii_len, int rounds)
 	       check / words >= 0.95 ? " " : "!");
 }
 
+static int check_any(const unsigned char *s, size_t len)
+{
+	return utf8val_check(s, len);
+}
+
+/* What /dev/utf8val does with a write(): the stream, a page at a time. */
+static int stream_fn(const unsigned char *s, size_t len)
+{
+	struct utf8val_result res;
+	struct utf8val_stream st;
+
+	utf8val_stream_init(&st, 0);
+	for (size_t at = 0; at < len; at += CHUNK)
+		utf8val_stream_feed(&st, s + at,
+				    len - at < CHUNK ? len - at : CHUNK);
+	return utf8val_stream_result(&st, &res) == UTF8VAL_OK;
+}
+
+/* The best of simdjson's kernels over @pool, or a negative number. */
+static double simdjson_seconds(const struct piece *pool, size_t count,
+			       size_t reps)
+{
+	static const char *const names[] = { "fallback", "haswell", "icelake" };
+	double best = 1e30;
+
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+		validator_fn fn = peer_simdjson(names[k]);
+		double t = fn ? pool_seconds(fn, pool, count, reps) : 1e30;
+
+		if (t < 0)
+			return t;
+		best = t < best ? t : best;
+	}
+	return best;
+}
+
+/*
+ * The thresholds table: the automatic path as kernel callers get it,
+ * but for the FPU state the first vector section of a system call saves
+ * (the "save and restore" row of bench/fpu_cost.c), which user space
+ * does not pay.
+ */
+static int thresholds(int rounds)
+{
+	static const size_t sizes[] = { 4096, 65536, 1 << 20 };
+	struct { const char *name; validator_fn fn; } cols[] = {
+		{ "check", check_any }, { "stream-4K", stream_fn },
+		{ "sj_best", NULL }, { "ceiling", read_ceiling() },
+	};
+	struct dataset data[MAX_DATASETS];
+	size_t ndata = datasets_load(data, "../shared");
+
+	utf8val_simd_select(-1);
+	printf("\n%-15s %8s %9s %9s %9s %9s %9s %9s\n", "thresholds",
+	       "size", cols[0].name, cols[1].name, cols[2].name, cols[3].name,
+	       "check/sj", "stream/sj");
+	printf("%-15s %8s %9s %9s %9s %9s   (no FPU save: see fpu_cost)\n",
+	       "(kernel build)", "", "GB/s", "GB/s", "GB/s", "GB/s");
+	for (size_t d = 0; d < ndata; d++) {
+		for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
+			size_t count, bytes;
+			struct piece *pool = dataset_pool(&data[d], sizes[z],
+							  &count, &bytes);
+			size_t reps = (2u << 20) / bytes + 1;
+			double best[4] = { 1e30, 1e30, 1e30, 1e30 };
+
+			for (int r = 0; r < rounds; r++) {
+				for (size_t c = 0; c < 4; c++) {
+					double t = c == 2 ?
+						simdjson_seconds(pool, count, reps) :
+						pool_seconds(cols[c].fn, pool,
+							     count, reps);
+
+					if (t < 0) {
+						printf("%s rejects valid %s text\n",
+						       cols[c].name, data[d].name);
+						return 1;
+					}
+					best[c] = t < best[c] ? t : best[c];
+				}
+			}
+			printf("%-15s %8zu", data[d].name, sizes[z]);
+			for (size_t c = 0; c < 4; c++)
+				printf(" %9.2f", reps * bytes / best[c] / 1e9);
+			printf(" %8.2fx %8.2fx\n", best[2] / best[0],
+			       best[2] / best[1]);
+			free(pool);
+		}
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const char *const names[] = {
@@ -225,6 +326,8 @@ int main(int argc, char **argv)
 		}
 	}
 	scalar_ascii(sets[0].t, sets[0].len, rounds);
+	if (thresholds(rounds))
+		return 1;
 	utf8val_simd_select(-1);
 	return sink == 42;	/* keeps the calls */
 }

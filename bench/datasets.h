@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * The inputs every speed table measures: random text, the corpora of
+ * ../shared, and short strings cut from them. bench/bench.c and
+ * bench/kernel_rows.c build the same ones, so that their rows compare.
+ */
+#ifndef UTF8VAL_BENCH_DATASETS_H
+#define UTF8VAL_BENCH_DATASETS_H
+
+#include "utf8val_types.h"
+#include "bench/peers.h"
+
+#define DATASET_LEN	(8u << 20)	/* text each dataset is cut from */
+#define POOL_BYTES	(512u << 10)	/* distinct buffers per size: L2-sized */
+
+struct dataset {
+	const char *name;
+	const char *what;	/* one line for the table's legend */
+	u8 *text;
+	size_t len;
+};
+
+/* A buffer to validate: a pointer into a dataset's text. */
+struct piece {
+	const u8 *p;
+	size_t len;
+};
+
+/*
+ * Fill @sets (room for MAX_DATASETS) with every dataset this machine can
+ * build: random ASCII, each corpus of @shared (the path of ../shared)
+ * that is there, then random multi-byte text; a missing corpus is
+ * reported on stdout with a leading '#'. Returns how many.
+ */
+#define MAX_DATASETS	10
+size_t datasets_load(struct dataset *sets, const char *shared);
+
+/*
+ * Distinct buffers of @size bytes to @size + 3 (cut at character
+ * boundaries, so that a kernel threshold of @size applies to each) from
+ * @d, POOL_BYTES in all but at least 2: enough that no branch history
+ * repeats, few enough to stay in L2, so that the tables measure the
+ * validator, not DRAM. The same pieces for the same @d and @size in every
+ * program. *@count receives how many, *@bytes their sum.
+ */
+struct piece *dataset_pool(const struct dataset *d, size_t size,
+			   size_t *count, size_t *bytes);
+
+/*
+ * Seconds one pass of @reps rounds over @pool takes @fn, or a negative
+ * number if @fn rejects a piece (all of them are valid).
+ */
+double pool_seconds(validator_fn fn, const struct piece *pool, size_t count,
+		    size_t reps);
+
+/* Short strings, one call each: a set of pieces and what they are. */
+struct short_set {
+	const char *name;
+	const char *what;
+	struct piece *strings;
+	size_t count;
+	size_t bytes;
+	size_t non_ascii;	/* strings with a multi-byte character */
+};
+
+/*
+ * Fill @sets (room for MAX_SHORT_SETS) with strings of 8 to 64 bytes
+ * like the names and keys programs pass one at a time: the fields of
+ * ../shared's MAINTAINERS file (paths, path components, names) and
+ * JSON file (codes, names, types), by length, in a fixed random order.
+ * Returns how many sets (0 without ../shared).
+ */
+#define MAX_SHORT_SETS	5
+size_t short_sets_load(struct short_set *sets, const char *shared);
+
+#endif /* UTF8VAL_BENCH_DATASETS_H */

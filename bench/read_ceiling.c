@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * The read ceiling (see read_ceiling.h): each loop loads every byte once,
+ * into four accumulators so that no dependency chain limits it, the tail
+ * by a masked load or one load overlapping what is read already, and ORs
+ * it all into one register.
+ */
+#include <immintrin.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "bench/read_ceiling.h"
+
+static volatile uint64_t sink;
+
+__attribute__((target("avx512f,avx512bw")))
+static int loads_avx512(const unsigned char *s, size_t len)
+{
+	__m512i a = _mm512_setzero_si512(), b = a, c = a, d = a;
+	size_t i = 0;
+
+	for (; len - i >= 256; i += 256) {
+		a = _mm512_or_si512(a, _mm512_loadu_si512(s + i));
+		b = _mm512_or_si512(b, _mm512_loadu_si512(s + i + 64));
+		c = _mm512_or_si512(c, _mm512_loadu_si512(s + i + 128));
+		d = _mm512_or_si512(d, _mm512_loadu_si512(s + i + 192));
+	}
+	for (; len - i >= 64; i += 64)
+		a = _mm512_or_si512(a, _mm512_loadu_si512(s + i));
+	if (i < len)
+		b = _mm512_or_si512(b, _mm512_maskz_loadu_epi8(
+				~0ull >> (64 - (len - i)), s + i));
+	a = _mm512_ternarylogic_epi64(a, b, _mm512_or_si512(c, d), 0xfe);
+	sink = _mm512_movepi8_mask(a);
+	return 1;
+}
+
+__attribute__((target("avx2")))
+static int loads_avx2(const unsigned char *s, size_t len)
+{
+	__m256i a = _mm256_setzero_si256(), b = a, c = a, d = a;
+	size_t i = 0;
+
+	if (len < 32) {
+		uint64_t acc = 0;
+
+		for (; i < len; i++)
+			acc |= s[i];
+		sink = acc;
+		return 1;
+	}
+	for (; len - i >= 128; i += 128) {
+		a = _mm256_or_si256(a, _mm256_loadu_si256((const void *)(s + i)));
+		b = _mm256_or_si256(b, _mm256_loadu_si256((const void *)(s + i + 32)));
+		c = _mm256_or_si256(c, _mm256_loadu_si256((const void *)(s + i + 64)));
+		d = _mm256_or_si256(d, _mm256_loadu_si256((const void *)(s + i + 96)));
+	}
+	for (; len - i >= 32; i += 32)
+		a = _mm256_or_si256(a, _mm256_loadu_si256((const void *)(s + i)));
+	if (i < len)	/* the last 32 bytes, overlapping */
+		b = _mm256_or_si256(b, _mm256_loadu_si256(
+				(const void *)(s + len - 32)));
+	a = _mm256_or_si256(_mm256_or_si256(a, b), _mm256_or_si256(c, d));
+	sink = (uint32_t)_mm256_movemask_epi8(a);
+	return 1;
+}
+
+static int loads_words(const unsigned char *s, size_t len)
+{
+	uint64_t acc = 0, w;
+	size_t i = 0;
+
+	for (; len - i >= 8; i += 8) {
+		memcpy(&w, s + i, 8);
+		acc |= w;
+	}
+	for (; i < len; i++)
+		acc |= s[i];
+	sink = acc;
+	return 1;
+}
+
+int (*read_ceiling(void))(const unsigned char *s, size_t len)
+{
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("avx512bw"))
+		return loads_avx512;
+	if (__builtin_cpu_supports("avx2"))
+		return loads_avx2;
+	return loads_words;
+}
