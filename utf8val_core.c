@@ -534,6 +534,23 @@ static __always_inline size_t ascii_prefix(const u8 *s, size_t len)
 }
 
 /*
+ * Whether the 8 to 64 bytes at @s are ASCII: words that overlap where
+ * @len is not a multiple of 8, a branch on the length's class only.
+ */
+static __always_inline bool short_ascii(const u8 *s, size_t len)
+{
+	u64 w = load64(s) | load64(s + len - 8);
+
+	if (len > 16) {
+		w |= load64(s + 8) | load64(s + len - 16);
+		if (len > 32)
+			w |= load64(s + 16) | load64(s + 24) |
+			     load64(s + len - 32) | load64(s + len - 24);
+	}
+	return !(w & HIGH_BITS);
+}
+
+/*
  * The valid prefix as dfa_prefix() gives it, by the fastest path, and in
  * *@chars (unless NULL) the characters in it. @chunk
  * is the length the caller was handed, which decides whether vector
@@ -546,8 +563,8 @@ static __always_inline size_t fast_prefix(const u64 *tbl, const u8 *s,
 	u64 simd_chars = 0, dfa_chars = 0;
 	size_t n = 0;
 
-	/* 8 to 16 bytes of ASCII, the commonest short input: two words */
-	if (len - 8 <= 8 && !((load64(s) | load64(s + len - 8)) & HIGH_BITS)) {
+	/* 8 to 64 bytes of ASCII, the commonest short input: a few words */
+	if (len - 8 <= 56 && short_ascii(s, len)) {
 		if (chars)
 			*chars = len;
 		return len;
