@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * utf8val's AVX-512 fast path (F and BW): strict RFC 3629, yes or no, one
- * 64-byte register a step.
+ * utf8val's AVX-512 fast path (F and BW): strict RFC 3629, yes or no, 256
+ * bytes (four 64-byte registers) a step.
  *
  * The rules are the nibble tables of utf8val_simd_tables.h, as in the
  * AVX2 path; AVX-512 adds three things. A ternary-logic instruction does
- * the three-way AND and the XOR of the "two continuations" class. Mask
- * registers replace movemask. And a masked load, which never faults on
- * the bytes it leaves out, reads the tail shorter than a block as if
- * zeros followed it: a zero after an unfinished character is an error
- * like any other, so the end of the input needs no check of its own, and
- * inputs shorter than a block take this path too.
+ * the three-way AND and the XOR of the "two continuations" class, and
+ * ORs three registers at once. Mask registers replace movemask. And a
+ * masked load, which never faults on the bytes it leaves out, reads the
+ * tail shorter than a step as if zeros followed it: a zero after an
+ * unfinished character is an error like any other, so the end of the
+ * input needs no check of its own, and inputs shorter than a block take
+ * this path too.
  *
  * The caller (utf8val_core.c) owns the FPU section, the choice of path,
  * and the exact answer.
@@ -41,9 +42,9 @@ static inline __m512i high_nibbles(__m512i v, __m512i nibble)
 	return _mm512_and_si512(_mm512_srli_epi16(v, 4), nibble);
 }
 
-/* Nonzero bits where @in, after @prev, breaks a rule. */
-static inline __mmask64 check64(const struct avx512_tables *t, __m512i in,
-				__m512i prev)
+/* Nonzero bytes where @in, after @prev, breaks a rule. */
+static __always_inline __m512i errors64(const struct avx512_tables *t,
+					__m512i in, __m512i prev)
 {
 	/* 128-bit lanes: prev's last, in's first three */
 	__m512i shifted = _mm512_alignr_epi64(in, prev, 6);
@@ -63,9 +64,13 @@ static inline __mmask64 check64(const struct avx512_tables *t, __m512i in,
 	/* bit 7 where the byte two back is E0..FF or three back F0..FF */
 	third_fourth = _mm512_or_si512(_mm512_subs_epu8(prev2, t->third_min),
 				       _mm512_subs_epu8(prev3, t->fourth_min));
-	classes = _mm512_ternarylogic_epi32(classes, third_fourth, t->bit7,
-					    TERN_A_XOR_B_AND_C);
-	return _mm512_test_epi8_mask(classes, classes);
+	return _mm512_ternarylogic_epi32(classes, third_fourth, t->bit7,
+					 TERN_A_XOR_B_AND_C);
+}
+
+static inline bool any(__m512i v)
+{
+	return _mm512_test_epi8_mask(v, v);
 }
 
 /* Whether @v ends inside a character: a lead in its last 3 bytes. */
@@ -80,63 +85,118 @@ static inline u64 starts(__m512i v)
 	return _mm512_cmpgt_epi8_mask(v, _mm512_set1_epi8((char)0xbf));
 }
 
-static inline __m512i load64(const u8 *p)
+/* The first @n bytes (0 to 64) of a block. */
+static inline __mmask64 first_bytes(size_t n)
 {
-	return _mm512_loadu_si512((const void *)p);
-}
-
-static inline bool ascii(__m512i v)
-{
-	return !_mm512_movepi8_mask(v);
-}
-
-static inline bool ascii256(const u8 *p)
-{
-	__m512i a = _mm512_ternarylogic_epi64(load64(p), load64(p + 64),
-					      load64(p + 128), TERN_A_OR_B_OR_C);
-
-	return ascii(_mm512_or_si512(a, load64(p + 192)));
-}
-
-/* The mask of a tail of @rest bytes, 1 to 63 */
-static inline __mmask64 tail_bytes(size_t rest)
-{
-	return ~0ull >> (64 - rest);
-}
-
-/* The tail shorter than a block, read as if zeros followed it. */
-static inline __m512i load_tail(const u8 *p, size_t rest)
-{
-	return _mm512_maskz_loadu_epi8(tail_bytes(rest), p);
-}
-
-/* Past the whole ASCII blocks from @i: 256, then 128, then 64 bytes. */
-static inline size_t ascii_blocks(const u8 *s, size_t i, size_t to)
-{
-	while (to - i >= 256 && ascii256(s + i))
-		i += 256;
-	while (to - i >= 128 &&
-	       ascii(_mm512_or_si512(load64(s + i), load64(s + i + 64))))
-		i += 128;
-	if (to - i >= 64 && ascii(load64(s + i)))
-		i += 64;
-	return i;
+	return n >= 64 ? ~0ull : (1ull << n) - 1;
 }
 
 /*
- * The ASCII at the start of @s: its whole blocks, and the tail too if it
- * ends the input. This needs none of the tables, whose set-up would be
- * most of the time of a short ASCII input.
+ * Four blocks: 256 bytes, or fewer at the end of the input, read as if
+ * zeros followed them (a masked load never faults on the bytes it leaves
+ * out): a zero after an unfinished character is an error like any other.
  */
-static inline size_t leading_ascii(const u8 *s, size_t to, bool end)
-{
-	size_t i = ascii_blocks(s, 0, to);
+struct group {
+	__m512i a, b, c, d;
+	__mmask64 ma, mb, mc, md;	/* the bytes of each that are input */
+};
 
-	if (end && to - i < 64 && (i == to || ascii(load_tail(s + i, to - i))))
-		return to;
-	return i;
+/* The first @n bytes at @p, 64 <= @n < 256 (a block past them loads none) */
+static __always_inline struct group load_group(const u8 *p, size_t n)
+{
+	struct group g = {
+		.ma = ~0ull,
+		.mb = first_bytes(n - 64),
+		.mc = first_bytes(n > 128 ? n - 128 : 0),
+		.md = first_bytes(n > 192 ? n - 192 : 0),
+	};
+
+	g.a = _mm512_loadu_si512(p);
+	g.b = _mm512_maskz_loadu_epi8(g.mb, p + 64);
+	g.c = _mm512_maskz_loadu_epi8(g.mc, n > 128 ? p + 128 : p);
+	g.d = _mm512_maskz_loadu_epi8(g.md, n > 192 ? p + 192 : p);
+	return g;
 }
 
+static __always_inline struct group load256(const u8 *p)
+{
+	return (struct group){
+		.a = _mm512_loadu_si512(p), .b = _mm512_loadu_si512(p + 64),
+		.c = _mm512_loadu_si512(p + 128),
+		.d = _mm512_loadu_si512(p + 192),
+		.ma = ~0ull, .mb = ~0ull, .mc = ~0ull, .md = ~0ull,
+	};
+}
+
+/*
+ * Whether the group is all ASCII and @prev leaves no character open
+ * before it: then it is valid, and leaves none open itself. One branch
+ * for both: an open character before ASCII goes the long way, which
+ * finds the error.
+ */
+static __always_inline bool group_ascii(const struct avx512_tables *t,
+					const struct group *g, __m512i prev)
+{
+	__m512i any_high = _mm512_ternarylogic_epi64(g->a, g->b,
+						     _mm512_or_si512(g->c, g->d),
+						     TERN_A_OR_B_OR_C);
+
+	return !(_mm512_movepi8_mask(any_high) |
+		 _mm512_cmpgt_epu8_mask(prev, t->tail_max));
+}
+
+/* Whether the group, after @prev, breaks a rule: one test for four. */
+static __always_inline bool group_errors(const struct avx512_tables *t,
+					 const struct group *g, __m512i prev)
+{
+	__m512i cd = _mm512_or_si512(errors64(t, g->c, g->b),
+				     errors64(t, g->d, g->c));
+
+	return any(_mm512_ternarylogic_epi64(errors64(t, g->a, prev),
+					     errors64(t, g->b, g->a), cd,
+					     TERN_A_OR_B_OR_C));
+}
+
+static __always_inline u64 group_starts(const struct group *g)
+{
+	return __builtin_popcountll(starts(g->a) & g->ma) +
+	       __builtin_popcountll(starts(g->b) & g->mb) +
+	       __builtin_popcountll(starts(g->c) & g->mc) +
+	       __builtin_popcountll(starts(g->d) & g->md);
+}
+
+/*
+ * Check one group after @prev; advance *@prev past it and *@count by
+ * its characters (@counting, a constant where inlined, leaves the
+ * counting out of the loop that does not need it).
+ */
+static __always_inline bool group_ok(const struct avx512_tables *t,
+				     const struct group *g, __m512i *prev,
+				     u64 *count, bool counting)
+{
+	if (group_ascii(t, g, *prev)) {
+		*prev = _mm512_setzero_si512();
+		if (counting)
+			*count += __builtin_popcountll(g->ma) +
+				  __builtin_popcountll(g->mb) +
+				  __builtin_popcountll(g->mc) +
+				  __builtin_popcountll(g->md);
+		return true;
+	}
+	if (group_errors(t, g, *prev))
+		return false;
+	*prev = g->d;
+	if (counting)
+		*count += group_starts(g);
+	return true;
+}
+
+/*
+ * 256 bytes a step, one branch on whether they are all ASCII: where
+ * non-ASCII comes and goes, as in most text, a branch a block would
+ * mispredict more often than checking all four blocks costs, and the
+ * four checks share one test.
+ */
 static __always_inline size_t blocks(const u8 *s, size_t from, size_t to,
 				     bool end, u64 *chars)
 {
@@ -151,69 +211,66 @@ static __always_inline size_t blocks(const u8 *s, size_t from, size_t to,
 		.third_min = _mm512_set1_epi8((char)(THIRD_MIN - 0x80)),
 		.fourth_min = _mm512_set1_epi8((char)(FOURTH_MIN - 0x80)),
 		.bit7 = _mm512_set1_epi8((char)0x80),
-		.tail_max = load64((const u8 *)tail_max),
+		.tail_max = _mm512_loadu_si512(tail_max),
 	};
-	__m512i prev = _mm512_setzero_si512(), in;
+	__m512i prev = _mm512_setzero_si512();
+	struct group g;
 	u64 count = 0;
-	size_t i = from, rest;
+	size_t i = from;
 
-	if (from >= 64) {
-		prev = load64(s + from - 64);
-	} else {
-		i = leading_ascii(s, to, end);
-		count = i;
-		if (i == to)
+	if (from >= 64)
+		prev = _mm512_loadu_si512(s + from - 64);
+	for (; to - i >= 256; i += 256) {
+		g = load256(s + i);
+		if (!group_ok(&t, &g, &prev, &count, chars))
 			goto out;
 	}
-	while (to - i >= 64) {
-		in = load64(s + i);
-		if (ascii(in)) {
-			size_t run = i;
+	if (!end) {	/* the whole blocks left, each checked */
+		for (; to - i >= 64; i += 64) {
+			__m512i in = _mm512_loadu_si512(s + i);
 
-			/* ASCII: wrong only after an open character */
-			if (ends_open(&t, prev))
+			if (any(errors64(&t, in, prev)))
 				goto out;
-			i = ascii_blocks(s, i + 64, to);
-			count += i - run;
-			/* ASCII before the next block, as good as none */
-			prev = _mm512_setzero_si512();
-			continue;
+			prev = in;
+			if (chars)
+				count += __builtin_popcountll(starts(in));
 		}
-		if (check64(&t, in, prev))
+		goto out;
+	}
+	if (to - i >= 64) {
+		/* the rest as one group: the zeros after it close the input */
+		g = load_group(s + i, to - i);
+		if (group_ok(&t, &g, &prev, &count, chars))
+			i = to;
+		goto out;
+	}
+	if (i < to) {
+		/* less than a block: no branch on ASCII, the check is cheaper */
+		__mmask64 m = first_bytes(to - i);
+		__m512i in = _mm512_maskz_loadu_epi8(m, s + i);
+
+		if (any(errors64(&t, in, prev)))
 			goto out;
-		prev = in;
 		if (chars)
-			count += __builtin_popcountll(starts(in));
-		i += 64;
-	}
-	if (!end)
+			count += __builtin_popcountll(starts(in) & m);
+		i = to;
 		goto out;
-	rest = to - i;
-	if (!rest) {
-		/*
-		 * At the end of the input, the last block (prev: an ASCII
-		 * one leaves none open) must close its character, or it is
-		 * not clean, nor are its characters counted.
-		 */
-		if (ends_open(&t, prev)) {
-			if (i - from >= 64) {
-				i -= 64;
-				if (chars)
-					count -= __builtin_popcountll(starts(prev));
-			} else {
-				i = from;
-				count = 0;
-			}
+	}
+	/*
+	 * The input ends with the last group (in prev: an ASCII one leaves
+	 * none open), which must close its character; if not, its last
+	 * block is not clean, nor are its characters counted.
+	 */
+	if (ends_open(&t, prev)) {
+		if (i - from >= 64) {
+			i -= 64;
+			if (chars)
+				count -= __builtin_popcountll(starts(prev));
+		} else {
+			i = from;
+			count = 0;
 		}
-		goto out;
 	}
-	/* the zeros after the tail end any character left open */
-	in = load_tail(s + i, rest);
-	if (ascii(in) ? ends_open(&t, prev) : check64(&t, in, prev))
-		goto out;
-	if (chars)
-		count += __builtin_popcountll(starts(in) & tail_bytes(rest));
-	i = to;
 out:
 	if (chars)
 		*chars += count;

@@ -363,7 +363,7 @@ struct simd_impl {
 	size_t ascii_first;	/* below it, ASCII words before vectors */
 };
 
-/* AVX-512 skips leading ASCII before it sets up its tables: no words. */
+/* AVX-512 skips ASCII 256 bytes a step from the start: no words first. */
 static const struct simd_impl simd_impls[NR_UTF8VAL_PATHS] = {
 	[UTF8VAL_PATH_AVX2] = { utf8val_avx2_blocks, 96, 256 },
 	[UTF8VAL_PATH_AVX512] = { utf8val_avx512_blocks, 16, 0 },

@@ -17,7 +17,8 @@
  * Check the 64-byte blocks of @s from @from up to @to, strict RFC 3629.
  * @from is 0 or at least 64; the 64 bytes before it are the context.
  * Returns the end of the blocks found clean: @to less (to - from) % 64,
- * or the start of the first block where an error shows. A character may
+ * or a block start at or before the first block where an error shows
+ * (AVX-512: the start of its 256-byte step). A character may
  * straddle the returned point unchecked, unless @end says that @to ends
  * the input: then the tail shorter than a block is checked too, by the
  * paths that can (up to @to on success), and a block ending inside a

@@ -53,11 +53,18 @@ static u32 random_cp(struct rng *r, unsigned int flags)
 static size_t random_text(struct rng *r, unsigned int flags, u8 *buf,
 			  size_t len)
 {
+	/*
+	 * Four texts in six draw every character at random (about a third
+	 * of them ASCII); one draws one in 16 at random and the rest ASCII,
+	 * one draws one in 300 so, which puts all-ASCII vector blocks and
+	 * 256-byte steps between the others, as in most real text.
+	 */
+	unsigned int kind = rng_below(r, 6);
+	unsigned int odds = kind == 0 ? 16 : kind == 1 ? 300 : 0;
 	size_t n = 0;
-	unsigned int mostly_ascii = rng_below(r, 3) == 0;
 
 	while (n + 6 <= len) {
-		u32 cp = mostly_ascii && rng_below(r, 16) ?
+		u32 cp = odds && rng_below(r, odds) ?
 			 rng_below(r, 0x80) : random_cp(r, flags);
 
 		if (cp >= 0xd800 && cp <= 0xdfff &&
@@ -243,6 +250,30 @@ static unsigned long past_a_section(void)
 	return bad;
 }
 
+/*
+ * Each bad sequence planted in ASCII around the end of the first 16 KiB
+ * vector section: the next section must see, from the block before it,
+ * a character the last one left open (an all-ASCII step after it is
+ * wrong only because of that).
+ */
+static unsigned long across_a_section(void)
+{
+	static u8 buf[SECTION + 300];
+	unsigned long bad = 0;
+
+	for (size_t at = SECTION - 4; at <= SECTION + 3; at++) {
+		for (size_t k = 0; k < NSNIPPETS; k++) {
+			const u8 *snip = bad_snippets[k];
+
+			memset(buf, 'a', sizeof(buf));
+			memcpy(buf + at, snip, strlen((const char *)snip));
+			bad += !compare_all(buf, sizeof(buf), 0, CMP_DECODE,
+					    NULL);
+		}
+	}
+	return bad;
+}
+
 int main(void)
 {
 	static const struct random_run valid = { 3000, 0 };
@@ -275,6 +306,9 @@ int main(void)
 	bad = past_a_section();
 	tap_result(!bad, "strict text ending just past a 16 KiB vector section, every path: %lu mismatches",
 		   bad);
+	bad = across_a_section();
+	tap_result(!bad, "%zu ill-formed sequences planted in ASCII across the end of a 16 KiB vector section, every path: %lu mismatches",
+		   NSNIPPETS, bad);
 	bad = for_all_flags(uniform, NULL);
 	tap_result(!bad, "64 KiB runs of 1- to 6-byte characters, every flag combination: %lu mismatches",
 		   bad);
