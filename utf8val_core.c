@@ -357,16 +357,9 @@ static __always_inline size_t dfa_prefix(const u64 *tbl, const u8 *s,
 #ifdef UTF8VAL_SIMD
 #define SIMD_SECTION	(16 * 1024)
 
-struct simd_impl {
-	utf8val_blocks_fn blocks;
-	size_t min_len;		/* below it, the DFA alone is faster */
-	size_t ascii_first;	/* below it, ASCII words before vectors */
-};
-
-/* AVX-512 skips ASCII 256 bytes a step from the start: no words first. */
-static const struct simd_impl simd_impls[NR_UTF8VAL_PATHS] = {
-	[UTF8VAL_PATH_AVX2] = { utf8val_avx2_blocks, 96, 256 },
-	[UTF8VAL_PATH_AVX512] = { utf8val_avx512_blocks, 16, 0 },
+/* The vector paths this build has: its architecture's (utf8val_simd.h). */
+static const struct utf8val_simd_impl simd_impls[NR_UTF8VAL_PATHS] = {
+	UTF8VAL_ARCH_IMPLS
 };
 
 /*
@@ -375,10 +368,15 @@ static const struct simd_impl simd_impls[NR_UTF8VAL_PATHS] = {
  */
 static enum utf8val_path simd_path;
 
+/*
+ * Every architecture's names, so that utf8val.simd= takes the same words
+ * everywhere: a path this build lacks falls back as one the CPU lacks.
+ */
 static const char *const path_names[NR_UTF8VAL_PATHS] = {
 	[UTF8VAL_PATH_SCALAR] = "scalar",
 	[UTF8VAL_PATH_AVX2] = "avx2",
 	[UTF8VAL_PATH_AVX512] = "avx512",
+	[UTF8VAL_PATH_NEON] = "neon",
 };
 
 const char *utf8val_path_name(enum utf8val_path path)
@@ -387,35 +385,31 @@ const char *utf8val_path_name(enum utf8val_path path)
 }
 
 /* The paths this CPU has, a bit each; CPUID traps in a VM, so ask once. */
-#define CPU_ZMM_SLOW	0x80000000u	/* AVX-512 costs the core its clock */
-
 static unsigned int cpu_paths(void)
 {
 	static unsigned int paths;	/* racing callers store the same value */
 	unsigned int has = utf8val_read_once(paths);
 
 	if (!has) {
-		has = 1u << UTF8VAL_PATH_SCALAR |
-		      utf8val_cpu_has_avx2() << UTF8VAL_PATH_AVX2 |
-		      utf8val_cpu_has_avx512() << UTF8VAL_PATH_AVX512 |
-		      (utf8val_cpu_zmm_slow() ? CPU_ZMM_SLOW : 0);
+		has = 1u << UTF8VAL_PATH_SCALAR | utf8val_arch_paths();
 		utf8val_write_once(paths, has);
 	}
 	return has;
 }
 
+/*
+ * The choice of path, for every architecture: "auto" (any @path outside
+ * the enum) takes the one the architecture prefers among those the CPU
+ * has; a path the CPU lacks, or this build does not have, falls back to
+ * the scalar one.
+ */
 enum utf8val_path utf8val_simd_select(int path)
 {
 	unsigned int has = cpu_paths();
 
-	/* "auto": the last path the CPU has, in the enum's order */
-	if (path < 0 || path >= NR_UTF8VAL_PATHS) {
-		for (path = NR_UTF8VAL_PATHS - 1; !(has & 1u << path); path--)
-			;
-		if (path == UTF8VAL_PATH_AVX512 && (has & CPU_ZMM_SLOW))
-			path = UTF8VAL_PATH_AVX2;
-	}
-	if (!(has & 1u << path))
+	if (path < 0 || path >= NR_UTF8VAL_PATHS)
+		path = utf8val_arch_auto(has);
+	if (!(has & 1u << path) || !simd_impls[path].blocks)
 		path = UTF8VAL_PATH_SCALAR;
 	utf8val_write_once(simd_path, (enum utf8val_path)path);
 	return path;
@@ -572,7 +566,7 @@ static __always_inline size_t fast_prefix(const u64 *tbl, const u8 *s,
 #ifdef UTF8VAL_SIMD
 	if (tbl == dfa_strict && chunk >= UTF8VAL_SIMD_MIN_LEN) {
 		enum utf8val_path path = utf8val_read_once(simd_path);
-		const struct simd_impl *impl = &simd_impls[path];
+		const struct utf8val_simd_impl *impl = &simd_impls[path];
 
 		/* Short input: its ASCII words cost less than vector set-up. */
 		if (path != UTF8VAL_PATH_SCALAR && len < impl->ascii_first) {

@@ -584,7 +584,7 @@ static const struct kernel_param_ops simd_param_ops = {
 };
 
 module_param_cb(simd, &simd_param_ops, NULL, 0644);
-MODULE_PARM_DESC(simd, "validation path: auto, scalar, avx2 or avx512 (reads back the one in use)");
+MODULE_PARM_DESC(simd, "validation path: auto, scalar, avx2, avx512 or neon (reads back the one in use)");
 
 static int __init utf8val_init(void)
 {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * Internal to utf8val: the vector fast paths, each in its own translation
- * unit with its own compiler flags, and the core's choice among them.
+ * unit with its own compiler flags in its architecture's folder, and the
+ * core's choice among them (utf8val_simd_select() in utf8val_core.c).
  */
 #ifndef UTF8VAL_SIMD_H
 #define UTF8VAL_SIMD_H
@@ -30,20 +31,42 @@
 typedef size_t (*utf8val_blocks_fn)(const u8 *s, size_t from, size_t to,
 				    bool end, u64 *chars);
 
-/* AVX2: the tail as one more block overlapping the last; from 96 bytes. */
-size_t utf8val_avx2_blocks(const u8 *s, size_t from, size_t to, bool end,
-			   u64 *chars);
-/* AVX-512 F and BW: the tail by a masked load; any length. */
-size_t utf8val_avx512_blocks(const u8 *s, size_t from, size_t to, bool end,
-			     u64 *chars);
-
-/* The paths utf8val.simd= can name; "auto" is the best one the CPU has. */
+/* Every path of every architecture; utf8val.simd= names them. */
 enum utf8val_path {
 	UTF8VAL_PATH_SCALAR,
 	UTF8VAL_PATH_AVX2,
 	UTF8VAL_PATH_AVX512,
+	UTF8VAL_PATH_NEON,
 	NR_UTF8VAL_PATHS
 };
+
+/* A vector path, as the core runs it. */
+struct utf8val_simd_impl {
+	utf8val_blocks_fn blocks;
+	size_t min_len;			/* below it, the DFA alone is faster */
+	size_t ascii_first;		/* below it, ASCII words go first */
+};
+
+/*
+ * Each architecture with vector paths has a folder and a header there
+ * that defines UTF8VAL_SIMD and says:
+ *   UTF8VAL_ARCH_IMPLS     its paths, as struct utf8val_simd_impl
+ *                          initialisers indexed by enum utf8val_path
+ *   utf8val_arch_paths()   which of them this CPU can run, a bit each
+ *   utf8val_arch_auto()    which of those "auto" takes
+ *   utf8val_simd_usable(), utf8val_simd_begin(), utf8val_simd_end()
+ *                          whether this context may use vector registers,
+ *                          and the section that does
+ *   UTF8VAL_SIMD_MIN_LEN   the shortest input worth that section
+ * Elsewhere (and with UTF8VAL_NO_SIMD) only the scalar path exists.
+ */
+#ifndef UTF8VAL_NO_SIMD
+#if defined(__x86_64__)
+#include "x86/utf8val_arch.h"
+#elif defined(__aarch64__)
+#include "arm64/utf8val_arch.h"
+#endif
+#endif
 
 /**
  * utf8val_simd_select() - choose the validation path
@@ -67,7 +90,8 @@ enum utf8val_path utf8val_simd_path(void);
  * utf8val_path_name() - the name utf8val.simd= uses for a path
  * @path: an &enum utf8val_path
  *
- * Return: "scalar", "avx2", "avx512", or "unknown" for anything else.
+ * Return: "scalar", "avx2", "avx512", "neon" (whether or not this build
+ * has the path), or "unknown" for anything else.
  */
 const char *utf8val_path_name(enum utf8val_path path);
 

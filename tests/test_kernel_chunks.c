@@ -5,7 +5,7 @@
  * it from its bounce page. Every full chunk of strict input must reach the
  * vector path, also when it starts inside a character that the previous
  * chunk left open. The linker wraps the vector entry points
- * (-Wl,--wrap=utf8val_avx2_blocks ...) so that the test counts the calls.
+ * (-Wl,--wrap=utf8val_neon_blocks ...) so that the test counts the calls.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -30,8 +30,13 @@ size_t __wrap_##name(const u8 *s, size_t from, size_t to, bool end,	\
 	vector_calls++;							\
 	return __real_##name(s, from, to, end, chars);			\
 }
+/* the Makefile wraps the target's vector paths (VEC) */
+#if defined(__x86_64__)
 WRAP(utf8val_avx2_blocks)
 WRAP(utf8val_avx512_blocks)
+#elif defined(__aarch64__)
+WRAP(utf8val_neon_blocks)
+#endif
 
 /* Valid text of @bytes-byte characters only (0: a random mix of 1..4). */
 static u8 *make_text(struct rng *r, unsigned int bytes, size_t *len)
@@ -112,7 +117,7 @@ int main(void)
 	struct rng r = { 0x6368756e6b73 };
 	bool any = false;
 
-	for (int path = UTF8VAL_PATH_AVX2; path < NR_UTF8VAL_PATHS; path++) {
+	for (int path = UTF8VAL_PATH_SCALAR + 1; path < NR_UTF8VAL_PATHS; path++) {
 		if (utf8val_simd_select(path) != (enum utf8val_path)path)
 			continue;
 		any = true;

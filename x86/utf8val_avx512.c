@@ -19,8 +19,8 @@
 #ifndef __CHECKER__	/* sparse cannot parse the intrinsics */
 #include <immintrin.h>
 
-#include "utf8val_simd.h"
-#include "utf8val_simd_tables.h"
+#include "../utf8val_simd.h"
+#include "../utf8val_simd_tables.h"
 
 /* _mm512_ternarylogic_epi32() truth tables of inputs A, B and C */
 #define TERN_A_AND_B_AND_C	0x80

@@ -12,8 +12,8 @@
 #ifndef __CHECKER__	/* sparse cannot parse the intrinsics */
 #include <immintrin.h>
 
-#include "utf8val_simd.h"
-#include "utf8val_simd_tables.h"
+#include "../utf8val_simd.h"
+#include "../utf8val_simd_tables.h"
 
 struct avx2_tables {
 	__m256i prev_high, prev_low, this_high, nibble;

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * utf8val's vector path on arm64, NEON (Advanced SIMD): when the CPU may
+ * run it, and the section that may use vector registers. In the kernel,
+ * kernel_neon_begin() saves the task's FPSIMD registers first, as
+ * kernel_fpu_begin() does on x86, so the module takes NEON from the same
+ * length (Documentation/utf8val.rst, "Vector paths").
+ *
+ * Included by utf8val_simd.h only.
+ */
+#ifndef UTF8VAL_ARM64_ARCH_H
+#define UTF8VAL_ARM64_ARCH_H
+
+#define UTF8VAL_SIMD 1
+
+/* NEON: 64 bytes a step, the tail as one block overlapping the last. */
+size_t utf8val_neon_blocks(const u8 *s, size_t from, size_t to, bool end,
+			   u64 *chars);
+
+/*
+ * The blocks function, the length below which the DFA alone is faster,
+ * and below which ASCII words go first.
+ */
+#define UTF8VAL_ARCH_IMPLS						\
+	[UTF8VAL_PATH_NEON] = { utf8val_neon_blocks, 64, 256 },
+
+#ifdef __KERNEL__
+#include <asm/cpufeature.h>
+#include <asm/neon.h>
+#include <asm/simd.h>
+
+/* The kernel runs on CPUs without FP/SIMD too, where it has none. */
+static inline unsigned int utf8val_arch_paths(void)
+{
+	return cpu_have_named_feature(ASIMD) << UTF8VAL_PATH_NEON;
+}
+
+/* False in hard IRQ and NMI context, and while vector code runs. */
+#define utf8val_simd_usable()	may_use_simd()
+#define utf8val_simd_begin()	kernel_neon_begin()
+#define utf8val_simd_end()	kernel_neon_end()
+#define UTF8VAL_SIMD_MIN_LEN	4096	/* Documentation/utf8val.rst */
+#else
+/*
+ * Linux's arm64 user space is built for Advanced SIMD (GCC's arm64
+ * target assumes it): no program here runs without it.
+ */
+static inline unsigned int utf8val_arch_paths(void)
+{
+	return 1u << UTF8VAL_PATH_NEON;
+}
+
+#define utf8val_simd_usable()	true
+#define utf8val_simd_begin()	do { } while (0)
+#define utf8val_simd_end()	do { } while (0)
+/* Each path has its own; tests may build with the kernel's instead. */
+#ifndef UTF8VAL_SIMD_MIN_LEN
+#define UTF8VAL_SIMD_MIN_LEN	1
+#endif
+#endif
+
+static inline enum utf8val_path utf8val_arch_auto(unsigned int has)
+{
+	return has & 1u << UTF8VAL_PATH_NEON ? UTF8VAL_PATH_NEON :
+					       UTF8VAL_PATH_SCALAR;
+}
+
+#endif /* UTF8VAL_ARM64_ARCH_H */

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * utf8val's NEON fast path (arm64 Advanced SIMD): strict RFC 3629, yes or
+ * no, 64 bytes (four 16-byte registers) a step.
+ *
+ * The rules are the nibble tables of utf8val_simd_tables.h, as on x86:
+ * TBL looks the three tables up, EXT gives the bytes one, two and three
+ * back. Unsigned shifts of single bytes need no mask for the high nibble,
+ * and a saturating subtract keeps the "lead two or three back" test in
+ * bit 7, where the class it corrects lives.
+ *
+ * Only vector registers and this translation unit's flags differ from the
+ * core; the caller (utf8val_core.c) owns the NEON section
+ * (kernel_neon_begin() in the kernel), the choice of path, and the exact
+ * answer, which the scalar code computes from a character boundary before
+ * the block this code rejects.
+ */
+#ifndef __CHECKER__	/* sparse cannot parse the intrinsics */
+/*
+ * The kernel's headers first: GCC's stdint.h, which arm_neon.h includes,
+ * takes back its limits before defining them, the kernel's do not.
+ */
+#include "../utf8val_simd.h"
+#include "../utf8val_simd_tables.h"
+
+#ifdef __KERNEL__
+#include <asm/neon-intrinsics.h>
+#else
+#include <arm_neon.h>
+#endif
+
+struct neon_tables {
+	uint8x16_t prev_high, prev_low, this_high, nibble;
+	uint8x16_t third_min, fourth_min, bit7, tail_max;
+};
+
+/* Nonzero bytes where @in, after @prev, breaks a rule. */
+static inline uint8x16_t check16(const struct neon_tables *t, uint8x16_t in,
+				 uint8x16_t prev)
+{
+	uint8x16_t prev1 = vextq_u8(prev, in, 15);
+	uint8x16_t prev2 = vextq_u8(prev, in, 14);
+	uint8x16_t prev3 = vextq_u8(prev, in, 13);
+	uint8x16_t classes, third_fourth;
+
+	classes = vandq_u8(vandq_u8(vqtbl1q_u8(t->prev_high,
+					       vshrq_n_u8(prev1, 4)),
+				    vqtbl1q_u8(t->prev_low,
+					       vandq_u8(prev1, t->nibble))),
+			   vqtbl1q_u8(t->this_high, vshrq_n_u8(in, 4)));
+	/* bit 7 where the byte two back is E0..FF or three back F0..FF */
+	third_fourth = vorrq_u8(vqsubq_u8(prev2, t->third_min),
+				vqsubq_u8(prev3, t->fourth_min));
+	return veorq_u8(classes, vandq_u8(third_fourth, t->bit7));
+}
+
+static inline bool any_set(uint8x16_t v)
+{
+	return vmaxvq_u32(vreinterpretq_u32_u8(v)) != 0;
+}
+
+/* Nonzero if @v ends inside a character: a lead in its last 3 bytes. */
+static inline uint8x16_t ends_open(const struct neon_tables *t, uint8x16_t v)
+{
+	return vqsubq_u8(v, t->tail_max);
+}
+
+/* 0xff where a byte of @v starts a character (all but 80..BF). */
+static inline uint8x16_t starts(uint8x16_t v)
+{
+	return vcgtq_s8(vreinterpretq_s8_u8(v), vdupq_n_s8(-65));
+}
+
+/* The characters that start in @b, counting only its bytes from @skip. */
+static inline u64 char_starts(const uint8x16x4_t *b, unsigned int skip)
+{
+	static const u8 index[64] = {
+		0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+		16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
+		32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47,
+		48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63,
+	};
+	uint8x16_t from = vdupq_n_u8(skip), n = vdupq_n_u8(0);
+	int k;
+
+	/* each lane counts 0 to 4 starts */
+	for (k = 0; k < 4; k++)
+		n = vsubq_u8(n, vandq_u8(starts(b->val[k]),
+					 vcgeq_u8(vld1q_u8(index + 16 * k),
+						  from)));
+	return vaddlvq_u8(n);
+}
+
+static inline uint8x16x4_t load64(const u8 *p)
+{
+	return vld1q_u8_x4(p);
+}
+
+static inline bool ascii64(const uint8x16x4_t *b)
+{
+	uint8x16_t any = vorrq_u8(vorrq_u8(b->val[0], b->val[1]),
+				  vorrq_u8(b->val[2], b->val[3]));
+
+	return vmaxvq_u8(any) < 0x80;
+}
+
+/*
+ * The checks of one block and what they carry to the next: its last 16
+ * bytes, and whether it ends inside a character.
+ */
+static __always_inline bool block_ok(const struct neon_tables *t,
+				     const uint8x16x4_t *b, uint8x16_t *prev,
+				     uint8x16_t *open)
+{
+	uint8x16_t err = vorrq_u8(vorrq_u8(check16(t, b->val[0], *prev),
+					   check16(t, b->val[1], b->val[0])),
+				  vorrq_u8(check16(t, b->val[2], b->val[1]),
+					   check16(t, b->val[3], b->val[2])));
+
+	*prev = b->val[3];
+	*open = ends_open(t, b->val[3]);
+	return !any_set(err);
+}
+
+static __always_inline size_t blocks(const u8 *s, size_t from, size_t to,
+				     bool end, u64 *chars)
+{
+	static const u8 tail_max[16] = {
+		[0 ... 12] = 0xff, 0xef, 0xdf, 0xbf,
+	};
+	const struct neon_tables t = {
+		.prev_high = vld1q_u8((const u8 *)prev_high),
+		.prev_low = vld1q_u8((const u8 *)prev_low),
+		.this_high = vld1q_u8((const u8 *)this_high),
+		.nibble = vdupq_n_u8(0x0f),
+		.third_min = vdupq_n_u8(THIRD_MIN - 0x80),
+		.fourth_min = vdupq_n_u8(FOURTH_MIN - 0x80),
+		.bit7 = vdupq_n_u8(0x80),
+		.tail_max = vld1q_u8(tail_max),
+	};
+	uint8x16_t prev = vdupq_n_u8(0), open;
+	uint8x16x4_t b = { { prev, prev, prev, prev } };
+	u64 count = 0;
+	size_t i = from, rest;
+
+	if (from >= 16)
+		prev = vld1q_u8(s + from - 16);
+	open = ends_open(&t, prev);
+	while (to - i >= 64) {
+		b = load64(s + i);
+		if (ascii64(&b)) {
+			size_t run = i;
+
+			/* ASCII: wrong only after an open character */
+			if (any_set(open))
+				goto out;
+			i += 64;
+			while (to - i >= 64) {
+				b = load64(s + i);
+				if (!ascii64(&b))
+					break;
+				i += 64;
+			}
+			count += i - run;
+			prev = vld1q_u8(s + i - 16);
+			open = vdupq_n_u8(0);
+			continue;
+		}
+		if (!block_ok(&t, &b, &prev, &open))
+			goto out;
+		if (chars)
+			count += char_starts(&b, 0);
+		i += 64;
+	}
+	if (!end)
+		goto out;
+	rest = to - i;
+	if (rest && to >= 80) {
+		/* the last 64 bytes, overlapping what is checked already */
+		prev = vld1q_u8(s + to - 80);
+		b = load64(s + to - 64);
+		if (!block_ok(&t, &b, &prev, &open))
+			goto out;
+		if (chars)
+			count += char_starts(&b, 64 - rest);
+		i = to;
+	}
+	/*
+	 * At the end of the input, the last block must close its character:
+	 * if it does not, it is not clean, nor are its characters counted.
+	 * b holds it (an ASCII block leaves no character open).
+	 */
+	if (i == to && any_set(open)) {
+		if (i - from >= 64) {
+			i -= 64;
+			if (chars)
+				count -= char_starts(&b, 0);
+		} else {
+			i = from;
+			count = 0;
+		}
+	}
+out:
+	if (chars)
+		*chars += count;
+	return i;
+}
+
+size_t utf8val_neon_blocks(const u8 *s, size_t from, size_t to, bool end,
+			   u64 *chars)
+{
+	return chars ? blocks(s, from, to, end, chars) :
+		       blocks(s, from, to, end, NULL);
+}
+#endif /* __CHECKER__ */
