@@ -16,22 +16,21 @@
 #   make uninstall     the same files removed
 
 BUILD		?= build
-CC		?= gcc
 CLANG		?= clang
 FUZZ_SECONDS	?= 60
 
-CORE_SRC	:= utf8val_core.c
-CORE_HDR	:= utf8val.h utf8val_types.h utf8val_simd.h utf8val_user.h
-# The vector paths: own translation units with their own flags.
-# immintrin.h would pull in libc's malloc through mm_malloc.h.
-VEC		:= avx2 avx512
-VEC_SRC		:= $(VEC:%=utf8val_%.c)
-avx2_FLAGS	:= -mavx2 -mpopcnt -D_MM_MALLOC_H_INCLUDED
-avx512_FLAGS	:= -mavx512f -mavx512bw -mpopcnt -D_MM_MALLOC_H_INCLUDED
-VEC_HDR		:= utf8val_simd_tables.h
-TEST_COMMON	:= tests/common.c tests/reference.c
-TEST_HDR	:= tests/common.h tests/reference.h $(CORE_HDR)
-TESTS		:= test_api test_vectors test_random test_replace test_exhaustive
+# The target CPU: the compiler's, or with CROSS_COMPILE=aarch64-linux-gnu-
+# (s390x-linux-gnu-, arm-linux-gnueabihf-, i686-linux-gnu-) another one.
+ifeq ($(origin CC),default)
+CC		:= $(CROSS_COMPILE)gcc
+endif
+ifeq ($(origin CXX),default)
+CXX		:= $(CROSS_COMPILE)g++
+endif
+ifeq ($(origin AR),default)
+AR		:= $(CROSS_COMPILE)ar
+endif
+MACHINE		:= $(shell $(CC) -dumpmachine)
 
 WARN		:= -Wall -Wextra -Wno-missing-field-initializers -Werror
 HOST_CFLAGS	:= -O2 -g $(WARN)
@@ -39,38 +38,73 @@ HOST_CFLAGS	:= -O2 -g $(WARN)
 # LDFLAGS (a distribution's hardening flags).
 INSTALLED_CFLAGS := $(HOST_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 
-# x86-64 kernel code generation, as Kbuild uses it: no FPU/SIMD registers,
-# no red zone, no jump tables.
+# The target's vector paths, each in its own translation unit in the
+# architecture's folder with its own flags, and the flags of the target's
+# kernel code (no FPU/SIMD registers) that the vector units drop.
+ifneq ($(filter x86_64-%,$(MACHINE)),)
+ARCH_DIR	:= x86
+VEC		:= avx2 avx512
+# immintrin.h would pull in libc's malloc through mm_malloc.h.
+avx2_FLAGS	:= -mavx2 -mpopcnt -D_MM_MALLOC_H_INCLUDED
+avx512_FLAGS	:= -mavx512f -mavx512bw -mpopcnt -D_MM_MALLOC_H_INCLUDED
 KERNEL_NO_FPU	:= -mno-sse -mno-mmx -mno-sse2 -mno-3dnow -mno-avx \
 		   -mno-80387 -mno-fp-ret-in-387
+# and no red zone, as Kbuild builds x86-64 code
+KERNEL_ARCH	:= $(KERNEL_NO_FPU) -mno-red-zone \
+		   -mpreferred-stack-boundary=3 -mskip-rax-setup \
+		   -mtune=generic -fcf-protection=none
+else ifneq ($(filter aarch64-%,$(MACHINE)),)
+ARCH_DIR	:= arm64
+VEC		:= neon
+neon_FLAGS	:=
+KERNEL_NO_FPU	:= -mgeneral-regs-only
+KERNEL_ARCH	:= $(KERNEL_NO_FPU)
+endif
+ARCH_HDR	:= $(if $(ARCH_DIR),$(ARCH_DIR)/utf8val_arch.h)
+
+CORE_SRC	:= utf8val_core.c
+CORE_HDR	:= utf8val.h utf8val_types.h utf8val_simd.h utf8val_user.h \
+		   $(ARCH_HDR)
+VEC_HDR		:= utf8val_simd_tables.h
+TEST_COMMON	:= tests/common.c tests/reference.c
+TEST_HDR	:= tests/common.h tests/reference.h $(CORE_HDR)
+TESTS		:= test_api test_vectors test_random test_replace test_exhaustive
+
+# Kernel code generation, as Kbuild uses it: no jump tables, no FPU.
 KERNEL_CFLAGS	:= -O2 -g $(WARN) -ffreestanding -fno-strict-aliasing \
 		   -fno-common -fno-delete-null-pointer-checks \
-		   $(KERNEL_NO_FPU) -mno-red-zone \
-		   -mpreferred-stack-boundary=3 -mskip-rax-setup \
-		   -mtune=generic -fno-jump-tables -fcf-protection=none
+		   -fno-jump-tables $(KERNEL_ARCH)
 
 SAN_FLAGS	:= -fsanitize=address,undefined -fno-sanitize-recover=all
 
 # Each variant builds the core with CORE_FLAGS and the tests with
-# TEST_FLAGS (LDFLAGS to link).
-VARIANTS	:= host asan m32 kernel-flags
+# TEST_FLAGS (LDFLAGS to link). Another CPU's build runs its tests in an
+# emulator (scripts/cross-tests): the plain variant only.
+ifeq ($(CROSS_COMPILE),)
+VARIANTS	:= host asan kernel-flags
+else
+VARIANTS	:= host
+endif
 host_CORE	:= $(HOST_CFLAGS)
 host_TEST	:= $(HOST_CFLAGS)
 asan_CORE	:= -O1 -g $(WARN) $(SAN_FLAGS)
 asan_TEST	:= $(asan_CORE)
 asan_LD		:= $(SAN_FLAGS)
-m32_CORE	:= -m32 $(HOST_CFLAGS)
-m32_TEST	:= -m32 $(HOST_CFLAGS)
-m32_LD		:= -m32
 kernel-flags_CORE := $(KERNEL_CFLAGS)
 kernel-flags_TEST := $(HOST_CFLAGS)
+
+# Objects depend on the target: a build directory switched to another CPU
+# rebuilds them.
+TARGET_STAMP	:= $(BUILD)/.target
+$(shell mkdir -p $(BUILD); echo '$(MACHINE)' | cmp -s - $(TARGET_STAMP) || \
+	echo '$(MACHINE)' >$(TARGET_STAMP))
 
 KDIR		?= /lib/modules/$(shell uname -r)/build
 
 VERSION		:= $(shell sed -n 's/^\#define UTF8VAL_VERSION_STRING[^"]*"\(.*\)"/\1/p' utf8val.h)
 SOMAJOR		:= $(firstword $(subst ., ,$(VERSION)))
 
-.PHONY: all modules lib test test-build bench fuzz freestanding cli clean \
+.PHONY: all modules lib test test-build core-tests bench fuzz freestanding cli clean \
 	install uninstall
 all: lib cli
 
@@ -85,7 +119,7 @@ SONAME		:= libutf8val.so.$(SOMAJOR)
 LIB_SO		:= $(BUILD)/libutf8val.so.$(VERSION)
 lib: $(BUILD)/libutf8val.a $(LIB_SO) $(BUILD)/utf8val.pc
 
-$(BUILD)/lib/utf8val_core.o: $(CORE_SRC) $(CORE_HDR)
+$(BUILD)/lib/utf8val_core.o: $(CORE_SRC) $(CORE_HDR) $(TARGET_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(INSTALLED_CFLAGS) -fPIC -c $< -o $@
 $(BUILD)/libutf8val.a: $(BUILD)/lib/utf8val_core.o $(VEC:%=$(BUILD)/lib/utf8val_%.o)
@@ -102,7 +136,7 @@ $(LIB_SO): $(BUILD)/lib/utf8val_core.o $(VEC:%=$(BUILD)/lib/utf8val_%.o) utf8val
 # kernel's no-FPU ones: $(call vec_rules,DIR,FLAGS)
 define vec_rules
 $(foreach v,$(VEC),
-$(BUILD)/$(1)/utf8val_$(v).o: utf8val_$(v).c $(CORE_HDR) $(VEC_HDR)
+$(BUILD)/$(1)/utf8val_$(v).o: $(ARCH_DIR)/utf8val_$(v).c $(CORE_HDR) $(VEC_HDR) $(TARGET_STAMP)
 	@mkdir -p $$(@D)
 	$(CC) $$(filter-out $(KERNEL_NO_FPU),$(2)) $($(v)_FLAGS) -c $$< -o $$@
 )
@@ -111,16 +145,16 @@ $(eval $(call vec_rules,lib,$(INSTALLED_CFLAGS) -fPIC))
 
 # --- host tests, one directory per variant ---------------------------------
 define variant_rules
-$(BUILD)/$(1)/utf8val_core.o: $(CORE_SRC) $(CORE_HDR)
+$(BUILD)/$(1)/utf8val_core.o: $(CORE_SRC) $(CORE_HDR) $(TARGET_STAMP)
 	@mkdir -p $$(@D)
 	$(CC) $$($(1)_CORE) -c $$< -o $$@
 $(call vec_rules,$(1),$($(1)_CORE))
 
 $(1)_OBJS := $(BUILD)/$(1)/utf8val_core.o $(VEC:%=$(BUILD)/$(1)/utf8val_%.o)
 $(BUILD)/$(1)/%: tests/%.c $(TEST_COMMON) $(TEST_HDR) $$($(1)_OBJS)
-	$(CC) $$($(1)_TEST) -o $$@ $$< $(TEST_COMMON) $$($(1)_OBJS) $$($(1)_LD)
+	$(CC) $$($(1)_TEST) -o $$@ $$< $(TEST_COMMON) $$($(1)_OBJS) $$($(1)_LD) $(LDFLAGS)
 
-test-build: $(addprefix $(BUILD)/$(1)/,$(TESTS))
+core-tests: $(addprefix $(BUILD)/$(1)/,$(TESTS))
 endef
 $(foreach v,$(VARIANTS),$(eval $(call variant_rules,$(v))))
 
@@ -135,14 +169,21 @@ test-build: $(BUILD)/header_check $(BUILD)/header_check_cxx
 # The device's traffic under the module's vector threshold, the vector
 # entry points wrapped so that the test counts their calls.
 KCHUNK_WRAP	:= $(VEC:%=-Wl,--wrap=utf8val_%_blocks)
-$(BUILD)/kchunks/utf8val_core.o: $(CORE_SRC) $(CORE_HDR)
+$(BUILD)/kchunks/utf8val_core.o: $(CORE_SRC) $(CORE_HDR) $(TARGET_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -DUTF8VAL_SIMD_MIN_LEN=4096 -c $< -o $@
 $(eval $(call vec_rules,kchunks,$(HOST_CFLAGS)))
 KCHUNK_OBJS	:= $(BUILD)/kchunks/utf8val_core.o $(VEC:%=$(BUILD)/kchunks/utf8val_%.o)
 $(BUILD)/kchunks/test_kernel_chunks: tests/test_kernel_chunks.c $(TEST_COMMON) $(TEST_HDR) $(KCHUNK_OBJS)
-	$(CC) $(HOST_CFLAGS) -I. -o $@ $< $(TEST_COMMON) $(KCHUNK_OBJS) $(KCHUNK_WRAP)
-test-build: $(BUILD)/kchunks/test_kernel_chunks
+	$(CC) $(HOST_CFLAGS) -I. -o $@ $< $(TEST_COMMON) $(KCHUNK_OBJS) $(KCHUNK_WRAP) $(LDFLAGS)
+core-tests: $(BUILD)/kchunks/test_kernel_chunks
+
+# The fuzz target without libFuzzer, for CPUs that clang's libFuzzer does
+# not build for here (scripts/cross-tests).
+$(BUILD)/fuzz_replay: tests/fuzz_replay.c tests/fuzz_core.c $(TEST_COMMON) $(TEST_HDR) $(host_OBJS)
+	$(CC) $(HOST_CFLAGS) -o $@ $< tests/fuzz_core.c $(TEST_COMMON) $(host_OBJS) $(LDFLAGS)
+core-tests: $(BUILD)/fuzz_replay
+test-build: core-tests
 
 test: test-build freestanding cli
 	scripts/run-host-tests $(BUILD) $(VARIANTS)
@@ -153,7 +194,7 @@ FREESTANDING	:= -fno-pie -nostdlib -nostdinc -isystem $(shell $(CC) -print-file-
 freestanding: $(BUILD)/freestanding/utf8val_core.o $(VEC:%=$(BUILD)/freestanding/utf8val_%.o)
 	@undef=$$(nm -u $^ | grep -v -e '^$$' -e ':$$' -e 'utf8val_.*_blocks'); \
 	if [ -n "$$undef" ]; then echo "freestanding core needs: $$undef"; exit 1; fi
-$(BUILD)/freestanding/utf8val_core.o: $(CORE_SRC) $(CORE_HDR)
+$(BUILD)/freestanding/utf8val_core.o: $(CORE_SRC) $(CORE_HDR) $(TARGET_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(KERNEL_CFLAGS) $(FREESTANDING) -c $< -o $@
 $(eval $(call vec_rules,freestanding,$(KERNEL_CFLAGS) $(FREESTANDING)))
@@ -261,7 +302,7 @@ bench: $(BENCH_BINS) $(BUILD)/bench/file_speed cli
 # --- fuzzing ---------------------------------------------------------------
 FUZZ_SAN	:= -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_OBJS	:= $(VEC:%=$(BUILD)/fuzz/utf8val_%.o)
-$(FUZZ_OBJS): $(BUILD)/fuzz/utf8val_%.o: utf8val_%.c $(CORE_HDR) $(VEC_HDR)
+$(FUZZ_OBJS): $(BUILD)/fuzz/utf8val_%.o: $(ARCH_DIR)/utf8val_%.c $(CORE_HDR) $(VEC_HDR)
 	@mkdir -p $(@D)
 	$(CLANG) -O1 -g $($*_FLAGS) $(FUZZ_SAN) \
 		-fsanitize=fuzzer-no-link -c $< -o $@

@@ -60,11 +60,18 @@ const char *shared_dir(void);
 
 
 
+/* UTF8VAL_QUICK=1: a run under an emulator, which does less. */
+bool quick_run(void);
+
 /*
- * Run @fn(flags, arg) for every combination of the defined flags, spread
- * over the CPUs in child processes; returns the total of what @fn returned
- * (its mismatch count).
+ * Run @fn(flags, arg) for every combination of the defined flags (in a
+ * quick run: none, each alone, all), spread over the CPUs in child
+ * processes; returns the total of what @fn returned (its mismatch count).
  */
 unsigned long for_all_flags(unsigned long (*fn)(unsigned int flags, void *arg),
 			    void *arg);
+/* The same for the @n flag values of @list (NULL: the values 0 to n - 1). */
+unsigned long for_flags_in(const unsigned int *list, unsigned int n,
+			   unsigned long (*fn)(unsigned int flags, void *arg),
+			   void *arg);
 #endif

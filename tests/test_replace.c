@@ -15,14 +15,6 @@
 #define MAX_LEN		2048
 #define FFFD		"\xef\xbf\xbd"
 
-/* UTF8VAL_QUICK=1: fewer rounds, for runs under an emulator */
-static bool quick(void)
-{
-	const char *q = getenv("UTF8VAL_QUICK");
-
-	return q && *q;
-}
-
 /* Random valid characters of every length, broken here and there. */
 static size_t random_input(struct rng *r, u8 *buf, size_t len)
 {
@@ -89,7 +81,7 @@ static unsigned long random_round(unsigned int flags, void *arg)
 static void test_random(void)
 {
 	/* a tenth, for runs under an emulator */
-	struct random_args a = { quick() ? 30 : 300 };
+	struct random_args a = { quick_run() ? 30 : 300 };
 	unsigned long bad = for_all_flags(random_round, &a);
 
 	tap_result(!bad, "iterator and replace against the reference: %u random inputs up to %d bytes, at guard pages, every flag combination, 40 output sizes each: %lu wrong",
@@ -294,7 +286,7 @@ int main(void)
 	test_examples();
 	test_flags();
 	test_random();
-	test_windows(quick());
+	test_windows(quick_run());
 	test_linear();
 	return tap_finish();
 }
