@@ -359,7 +359,7 @@ static void race_once(struct racer *r)
 	struct utf8val_ioc_flags fl = { 0 };
 	struct utf8val_ioc_validate req = { 0 };
 	static const char *const paths[] = { "scalar", "avx2", "avx512",
-					     "auto" };
+					     "neon", "auto" };
 	static __thread u8 big[12 * 1024];	/* the vector paths' lengths */
 	struct utf8val_ioc_verdict v;
 	struct utf8val_result want;

@@ -406,7 +406,8 @@ static const char *set_path(const char *name)
  */
 TEST_F(dev, every_path_agrees_with_reference)
 {
-	static const char *const paths[] = { "scalar", "avx2", "avx512" };
+	static const char *const paths[] = { "scalar", "avx2", "avx512",
+					     "neon" };
 	static u8 buf[16384];
 
 	for (size_t p = 0; p < ARRAY_SIZE(paths); p++) {
