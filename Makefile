@@ -104,7 +104,7 @@ KDIR		?= /lib/modules/$(shell uname -r)/build
 VERSION		:= $(shell sed -n 's/^\#define UTF8VAL_VERSION_STRING[^"]*"\(.*\)"/\1/p' utf8val.h)
 SOMAJOR		:= $(firstword $(subst ., ,$(VERSION)))
 
-.PHONY: all modules lib test test-build core-tests bench fuzz freestanding cli clean \
+.PHONY: all modules lib test test-build core-tests bench bench-arm64 fuzz freestanding cli clean \
 	install uninstall
 all: lib cli
 
@@ -254,7 +254,7 @@ uninstall:
 
 # --- benchmark -------------------------------------------------------------
 BENCH_PKGS	:= glib-2.0 icu-uc
-$(BUILD)/bench/utf8val_core.o: $(CORE_SRC) $(CORE_HDR)
+$(BUILD)/bench/utf8val_core.o: $(CORE_SRC) $(CORE_HDR) $(TARGET_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(KERNEL_CFLAGS) -c $< -o $@
 $(eval $(call vec_rules,bench,$(KERNEL_CFLAGS)))
@@ -263,11 +263,15 @@ $(BUILD)/bench/peers.o: bench/peers.cc bench/peers.h
 	@mkdir -p $(@D)
 	$(CXX) -O2 -g -std=c++17 -Wall -Wextra -c $< -o $@ \
 		$(shell pkg-config --cflags $(BENCH_PKGS))
+$(BUILD)/bench/peers_simdjson.o: bench/peers_simdjson.cc bench/peers.h
+	@mkdir -p $(@D)
+	$(CXX) -O2 -g -std=c++17 -Wall -Wextra $(SIMDJSON_CFLAGS) -c $< -o $@
+PEERS		:= $(BUILD)/bench/peers.o $(BUILD)/bench/peers_simdjson.o
 # The inputs and the read ceiling, shared by the tables.
 BENCH_COMMON	:= bench/datasets.c bench/read_ceiling.c
 BENCH_COMMON_HDR := bench/datasets.h bench/read_ceiling.h bench/peers.h utf8val.h
-$(BUILD)/bench/bench: bench/bench.c $(BENCH_COMMON) $(BENCH_COMMON_HDR) $(BUILD)/bench/peers.o $(BENCH_OBJS)
-	$(CC) -O2 -g $(WARN) -I. -o $@ $< $(BENCH_COMMON) $(BUILD)/bench/peers.o \
+$(BUILD)/bench/bench: bench/bench.c $(BENCH_COMMON) $(BENCH_COMMON_HDR) $(PEERS) $(BENCH_OBJS)
+	$(CC) -O2 -g $(WARN) -I. -o $@ $< $(BENCH_COMMON) $(PEERS) \
 		$(BENCH_OBJS) -lsimdjson \
 		$(shell pkg-config --libs $(BENCH_PKGS)) -lstdc++
 
@@ -275,6 +279,13 @@ $(BUILD)/bench/fpu_cost: bench/fpu_cost.c $(BENCH_OBJS)
 	$(CC) -O2 -g $(WARN) -I. -o $@ $< $(BENCH_OBJS)
 $(BUILD)/bench/icount: bench/icount.c bench/datasets.c $(BENCH_COMMON_HDR) $(BENCH_OBJS)
 	$(CC) -O2 -g $(WARN) -I. -o $@ $< bench/datasets.c $(BENCH_OBJS)
+
+# Instructions per byte on an emulated CPU (scripts/emu-icount builds it
+# with CROSS_COMPILE=aarch64-linux-gnu- and another architecture's
+# simdjson: SIMDJSON_CFLAGS, SIMDJSON_LIBS).
+SIMDJSON_LIBS	?= -lsimdjson
+$(BUILD)/bench/emu_icount: bench/emu_icount.c bench/peers.h $(BUILD)/bench/peers_simdjson.o $(BENCH_OBJS)
+	$(CC) -O2 -g $(WARN) -I. -o $@ $< $(filter %.o,$^) $(SIMDJSON_LIBS) -lstdc++
 
 # What kernel callers get: kernel flags and the module's vector threshold.
 $(BUILD)/kbench/utf8val_core.o: $(CORE_SRC) $(CORE_HDR)
@@ -284,7 +295,7 @@ $(eval $(call vec_rules,kbench,$(KERNEL_CFLAGS)))
 $(BUILD)/kbench/word_loop.o: bench/word_loop.c bench/word_loop.h utf8val_types.h
 	@mkdir -p $(@D)
 	$(CC) $(KERNEL_CFLAGS) -I. -c $< -o $@
-$(BUILD)/bench/kernel_rows: bench/kernel_rows.c bench/word_loop.h $(BENCH_COMMON) $(BENCH_COMMON_HDR) $(BUILD)/bench/peers.o $(BUILD)/kbench/utf8val_core.o $(VEC:%=$(BUILD)/kbench/utf8val_%.o) $(BUILD)/kbench/word_loop.o
+$(BUILD)/bench/kernel_rows: bench/kernel_rows.c bench/word_loop.h $(BENCH_COMMON) $(BENCH_COMMON_HDR) $(PEERS) $(BUILD)/kbench/utf8val_core.o $(VEC:%=$(BUILD)/kbench/utf8val_%.o) $(BUILD)/kbench/word_loop.o
 	@mkdir -p $(@D)
 	$(CC) -O2 -g $(WARN) -I. -o $@ $< $(BENCH_COMMON) $(filter %.o,$^) \
 		-lsimdjson $(shell pkg-config --libs $(BENCH_PKGS)) -lstdc++
@@ -298,6 +309,11 @@ BENCH_BINS	:= $(addprefix $(BUILD)/bench/,bench icount fpu_cost kernel_rows)
 bench: $(BENCH_BINS) $(BUILD)/bench/file_speed cli
 	scripts/run-bench $(BENCH_BINS)
 	scripts/bench-cli $(BUILD)/utf8val $(BUILD)/bench/file_speed
+	scripts/emu-icount
+
+# arm64's instruction counts alone (a cross build of its own)
+bench-arm64:
+	scripts/emu-icount
 
 # --- fuzzing ---------------------------------------------------------------
 FUZZ_SAN	:= -fsanitize=address,undefined -fno-sanitize-recover=all

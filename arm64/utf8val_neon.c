@@ -71,35 +71,47 @@ static inline uint8x16_t starts(uint8x16_t v)
 	return vcgtq_s8(vreinterpretq_s8_u8(v), vdupq_n_s8(-65));
 }
 
+/*
+ * A block of 64 bytes, as four registers passed by value: the compiler
+ * keeps them in registers (a pointer to a uint8x16x4_t sends it through
+ * the stack).
+ */
+struct block {
+	uint8x16_t v0, v1, v2, v3;
+};
+
+static __always_inline struct block load64(const u8 *p)
+{
+	uint8x16x4_t b = vld1q_u8_x4(p);
+
+	return (struct block){ b.val[0], b.val[1], b.val[2], b.val[3] };
+}
+
 /* The characters that start in @b, counting only its bytes from @skip. */
-static inline u64 char_starts(const uint8x16x4_t *b, unsigned int skip)
+static __always_inline u64 char_starts(struct block b, unsigned int skip)
 {
-	static const u8 index[64] = {
-		0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
-		16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
-		32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47,
-		48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63,
-	};
-	uint8x16_t from = vdupq_n_u8(skip), n = vdupq_n_u8(0);
-	int k;
+	/* 0xff (-1) where a character starts: each lane sums -4 to 0 */
+	int8x16_t minus = vreinterpretq_s8_u8(vaddq_u8(vaddq_u8(starts(b.v0),
+								starts(b.v1)),
+						       vaddq_u8(starts(b.v2),
+								starts(b.v3))));
+	u64 n = vaddlvq_u8(vreinterpretq_u8_s8(vnegq_s8(minus)));
+	u8 bytes[16];
+	unsigned int k;
 
-	/* each lane counts 0 to 4 starts */
-	for (k = 0; k < 4; k++)
-		n = vsubq_u8(n, vandq_u8(starts(b->val[k]),
-					 vcgeq_u8(vld1q_u8(index + 16 * k),
-						  from)));
-	return vaddlvq_u8(n);
+	/* the overlapping tail only (once a call): the bytes before @skip */
+	for (k = 0; k < skip; k++) {
+		if (k % 16 == 0)
+			vst1q_u8(bytes, k < 16 ? b.v0 : k < 32 ? b.v1 :
+					k < 48 ? b.v2 : b.v3);
+		n -= (bytes[k % 16] & 0xc0) != 0x80;
+	}
+	return n;
 }
 
-static inline uint8x16x4_t load64(const u8 *p)
+static __always_inline bool ascii64(struct block b)
 {
-	return vld1q_u8_x4(p);
-}
-
-static inline bool ascii64(const uint8x16x4_t *b)
-{
-	uint8x16_t any = vorrq_u8(vorrq_u8(b->val[0], b->val[1]),
-				  vorrq_u8(b->val[2], b->val[3]));
+	uint8x16_t any = vorrq_u8(vorrq_u8(b.v0, b.v1), vorrq_u8(b.v2, b.v3));
 
 	return vmaxvq_u8(any) < 0x80;
 }
@@ -109,16 +121,16 @@ static inline bool ascii64(const uint8x16x4_t *b)
  * bytes, and whether it ends inside a character.
  */
 static __always_inline bool block_ok(const struct neon_tables *t,
-				     const uint8x16x4_t *b, uint8x16_t *prev,
+				     struct block b, uint8x16_t *prev,
 				     uint8x16_t *open)
 {
-	uint8x16_t err = vorrq_u8(vorrq_u8(check16(t, b->val[0], *prev),
-					   check16(t, b->val[1], b->val[0])),
-				  vorrq_u8(check16(t, b->val[2], b->val[1]),
-					   check16(t, b->val[3], b->val[2])));
+	uint8x16_t err = vorrq_u8(vorrq_u8(check16(t, b.v0, *prev),
+					   check16(t, b.v1, b.v0)),
+				  vorrq_u8(check16(t, b.v2, b.v1),
+					   check16(t, b.v3, b.v2)));
 
-	*prev = b->val[3];
-	*open = ends_open(t, b->val[3]);
+	*prev = b.v3;
+	*open = ends_open(t, b.v3);
 	return !any_set(err);
 }
 
@@ -139,7 +151,7 @@ static __always_inline size_t blocks(const u8 *s, size_t from, size_t to,
 		.tail_max = vld1q_u8(tail_max),
 	};
 	uint8x16_t prev = vdupq_n_u8(0), open;
-	uint8x16x4_t b = { { prev, prev, prev, prev } };
+	struct block b = { prev, prev, prev, prev };
 	u64 count = 0;
 	size_t i = from, rest;
 
@@ -148,7 +160,7 @@ static __always_inline size_t blocks(const u8 *s, size_t from, size_t to,
 	open = ends_open(&t, prev);
 	while (to - i >= 64) {
 		b = load64(s + i);
-		if (ascii64(&b)) {
+		if (ascii64(b)) {
 			size_t run = i;
 
 			/* ASCII: wrong only after an open character */
@@ -157,7 +169,7 @@ static __always_inline size_t blocks(const u8 *s, size_t from, size_t to,
 			i += 64;
 			while (to - i >= 64) {
 				b = load64(s + i);
-				if (!ascii64(&b))
+				if (!ascii64(b))
 					break;
 				i += 64;
 			}
@@ -166,10 +178,10 @@ static __always_inline size_t blocks(const u8 *s, size_t from, size_t to,
 			open = vdupq_n_u8(0);
 			continue;
 		}
-		if (!block_ok(&t, &b, &prev, &open))
+		if (!block_ok(&t, b, &prev, &open))
 			goto out;
 		if (chars)
-			count += char_starts(&b, 0);
+			count += char_starts(b, 0);
 		i += 64;
 	}
 	if (!end)
@@ -179,10 +191,10 @@ static __always_inline size_t blocks(const u8 *s, size_t from, size_t to,
 		/* the last 64 bytes, overlapping what is checked already */
 		prev = vld1q_u8(s + to - 80);
 		b = load64(s + to - 64);
-		if (!block_ok(&t, &b, &prev, &open))
+		if (!block_ok(&t, b, &prev, &open))
 			goto out;
 		if (chars)
-			count += char_starts(&b, 64 - rest);
+			count += char_starts(b, 64 - rest);
 		i = to;
 	}
 	/*
@@ -194,7 +206,7 @@ static __always_inline size_t blocks(const u8 *s, size_t from, size_t to,
 		if (i - from >= 64) {
 			i -= 64;
 			if (chars)
-				count -= char_starts(&b, 0);
+				count -= char_starts(b, 0);
 		} else {
 			i = from;
 			count = 0;

@@ -14,8 +14,8 @@ typedef int (*validator_fn)(const unsigned char *s, size_t len);
 
 int peer_glib(const unsigned char *s, size_t len);
 int peer_icu(const unsigned char *s, size_t len);
-/* A simdjson implementation by name ("fallback", "haswell", "icelake"),
- * or NULL if this CPU cannot run it.
+/* A simdjson implementation by name ("fallback", "haswell", "icelake",
+ * "arm64"), or NULL if this CPU cannot run it (peers_simdjson.cc).
  */
 validator_fn peer_simdjson(const char *name);
 
