@@ -144,9 +144,10 @@ static unsigned long inside_words(unsigned int flags, void *arg)
  * (offsets 61 to 64 of 128 bytes), across the boundary of AVX-512's
  * 256-byte groups, across the blocks of a last group shorter than 256
  * bytes, and ending the input at a guard page, alone after a block or
- * straddling into the tail shorter than a block. Each vector path the CPU
- * has agrees with the scalar path, which the tests above hold to the
- * reference.
+ * straddling into the tail shorter than a block; across the 16-byte
+ * registers inside a NEON block, and in the last block that NEON checks
+ * overlapping the one before. Each vector path the CPU has agrees with
+ * the scalar path, which the tests above hold to the reference.
  */
 #ifdef UTF8VAL_SIMD
 #define BUF_MAX		512
@@ -161,6 +162,8 @@ static const struct placement {
 	{ 254, 0, 2 }, { 255, 0, 2 },
 	{ 318, 456, 2 }, { 319, 456, 3 }, { 383, 456, 2 }, { 447, 456, 2 },
 	{ 400, 0, 2 },
+	{ 15, 128, 2 }, { 31, 128, 2 }, { 47, 128, 2 },
+	{ 35, 100, 2 }, { 63, 100, 2 }, { 98, 100, 2 },
 };
 
 static bool path_agrees(int path, const u8 *buf, size_t len)
