@@ -348,6 +348,22 @@ static __always_inline size_t dfa_prefix(const u64 *tbl, const u8 *s,
 }
 
 /*
+ * Every architecture's names, so that utf8val.simd= takes the same words
+ * everywhere: a path this build lacks falls back as one the CPU lacks.
+ */
+static const char *const path_names[NR_UTF8VAL_PATHS] = {
+	[UTF8VAL_PATH_SCALAR] = "scalar",
+	[UTF8VAL_PATH_AVX2] = "avx2",
+	[UTF8VAL_PATH_AVX512] = "avx512",
+	[UTF8VAL_PATH_NEON] = "neon",
+};
+
+const char *utf8val_path_name(enum utf8val_path path)
+{
+	return path < NR_UTF8VAL_PATHS ? path_names[path] : "unknown";
+}
+
+/*
  * The vector fast path, strict mode only: 64-byte blocks in FPU sections
  * of SIMD_SECTION bytes, so that preemption is never off for long, the
  * tail as one more block overlapping the last. Where the vector code
@@ -367,22 +383,6 @@ static const struct utf8val_simd_impl simd_impls[NR_UTF8VAL_PATHS] = {
  * utf8val.simd= may change it at any time, and every value is whole.
  */
 static enum utf8val_path simd_path;
-
-/*
- * Every architecture's names, so that utf8val.simd= takes the same words
- * everywhere: a path this build lacks falls back as one the CPU lacks.
- */
-static const char *const path_names[NR_UTF8VAL_PATHS] = {
-	[UTF8VAL_PATH_SCALAR] = "scalar",
-	[UTF8VAL_PATH_AVX2] = "avx2",
-	[UTF8VAL_PATH_AVX512] = "avx512",
-	[UTF8VAL_PATH_NEON] = "neon",
-};
-
-const char *utf8val_path_name(enum utf8val_path path)
-{
-	return path < NR_UTF8VAL_PATHS ? path_names[path] : "unknown";
-}
 
 /* The paths this CPU has, a bit each; CPUID traps in a VM, so ask once. */
 static unsigned int cpu_paths(void)
@@ -475,11 +475,6 @@ static __always_inline size_t simd_prefix(utf8val_blocks_fn blocks,
 	return at == len ? len : simd_stopped(s, at, chars);
 }
 #else
-const char *utf8val_path_name(enum utf8val_path path)
-{
-	return path == UTF8VAL_PATH_SCALAR ? "scalar" : "unknown";
-}
-
 enum utf8val_path utf8val_simd_select(int path)
 {
 	(void)path;

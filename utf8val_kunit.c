@@ -191,6 +191,7 @@ static void utf8val_every_alignment(struct kunit *test)
 
 static const enum utf8val_path kunit_paths[] = {
 	UTF8VAL_PATH_SCALAR, UTF8VAL_PATH_AVX2, UTF8VAL_PATH_AVX512,
+	UTF8VAL_PATH_NEON,
 };
 
 static void path_desc(const enum utf8val_path *path, char *desc)

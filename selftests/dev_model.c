@@ -147,7 +147,7 @@ const char *verdict_mismatch(const struct utf8val_ioc_verdict *want,
 	return NULL;
 }
 
-long sysfs_value(const char *name)
+long long sysfs_value(const char *name)
 {
 	char path[128], buf[32] = "";
 	FILE *f;
@@ -159,7 +159,7 @@ long sysfs_value(const char *name)
 	if (!fgets(buf, sizeof(buf), f))
 		buf[0] = '\0';
 	fclose(f);
-	return strtol(buf, NULL, 10);
+	return strtoll(buf, NULL, 10);
 }
 
 size_t random_input(u64 *rng, u8 *buf, size_t max)

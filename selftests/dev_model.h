@@ -46,7 +46,7 @@ int model_line(const struct stream_model *m, char *buf, size_t size);
 const char *verdict_mismatch(const struct utf8val_ioc_verdict *want,
 			     const struct utf8val_ioc_verdict *got);
 
-long sysfs_value(const char *name);
+long long sysfs_value(const char *name);
 
 /* xorshift64: fast, seeded, repeatable. */
 static inline u64 xorshift(u64 *state)

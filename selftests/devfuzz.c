@@ -27,7 +27,12 @@
 
 #define SLOTS		8
 #define MODEL_MAX	(32 << 10)	/* longer streams are reset */
+/* where the kernel's text is: above the user's address space */
+#if __SIZEOF_POINTER__ == 8
 #define KERNEL_PTR	((void *)0xffffffff81000000ul)
+#else
+#define KERNEL_PTR	((void *)0xc1000000ul)	/* i386's 3G/1G split */
+#endif
 
 /* An open file description: what the model says, shared by its dups. */
 struct file {
@@ -177,10 +182,12 @@ static void do_dup(struct slot *s)
 
 /*
  * A write whose bytes run into an unmapped page. copy_from_user() need not
- * copy every readable byte, only one at least (x86's stops at the fault,
- * arm64's may stop earlier), and the write ends where the copy did: take
- * the prefix of the readable bytes that the model answers @ret for and
- * whose verdict is the kernel's, the whole readable part first.
+ * copy every readable byte (x86-64's stops at the fault, i386's and
+ * arm64's may stop a word or more before it, or take nothing of a few
+ * bytes), and the write ends where the copy did: take the prefix of the
+ * readable bytes that the model answers @ret for and whose verdict is the
+ * kernel's, the whole readable part first, none of it last. @ret is the
+ * write's result, or -errno.
  */
 static long model_short_write(struct slot *s, const u8 *p, size_t readable,
 			      size_t len, long ret)
@@ -188,9 +195,10 @@ static long model_short_write(struct slot *s, const u8 *p, size_t readable,
 	struct stream_model *m = &s->f->m;
 	struct utf8val_ioc_verdict want, got;
 
-	if (ret <= 0 || ioctl(s->fd, UTF8VAL_IOC_GET_VERDICT, &got))
+	if ((ret <= 0 && ret != -EFAULT) || readable == 0 ||
+	    ioctl(s->fd, UTF8VAL_IOC_GET_VERDICT, &got))
 		return model_write(m, p, readable, len);
-	for (size_t k = readable; k >= 1; k--) {
+	for (size_t k = readable + 1; k-- > 0;) {
 		struct stream_model try = *m;
 
 		try.data = malloc(m->cap + 1);
@@ -239,10 +247,14 @@ static void do_write(struct slot *s)
 		expect("write to a read-only file", ret, -EBADF);
 		return;
 	}
-	if (p && readable < len)
-		expect("write into an unmapped page", ret,
-		       model_short_write(s, p, readable, len, ret));
-	else
+	if (p && readable < len) {
+		int err = errno;
+		long want = model_short_write(s, p, readable, len,
+					      ret < 0 ? -err : ret);
+
+		errno = err;
+		expect("write into an unmapped page", ret, want);
+	} else
 		expect("write", ret, model_write(m, p ? p : buf, readable, len));
 }
 

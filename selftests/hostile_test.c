@@ -157,7 +157,8 @@ static bool call_returns(struct call *c)
 	return atomic_load(&c->done);
 }
 
-static long sysfs_number(const char *name)
+/* A counter's value; 64-bit on every CPU (a 32-bit long would saturate). */
+static long long sysfs_number(const char *name)
 {
 	char path[128], buf[32] = "";
 	int fd;
@@ -169,7 +170,7 @@ static long sysfs_number(const char *name)
 	if (read(fd, buf, sizeof(buf) - 1) < 0)
 		buf[0] = '\0';
 	close(fd);
-	return atol(buf);
+	return strtoll(buf, NULL, 10);
 }
 
 FIXTURE(blocked) {
@@ -443,7 +444,7 @@ TEST_F_TIMEOUT(timed, long_calls_finish_under_a_periodic_signal, 120)
 		.buf = (unsigned long)self->zeros, .len = LONG_CALL,
 	};
 	struct utf8val_ioc_verdict v;
-	long before = sysfs_number("bytes");
+	long long before = sysfs_number("bytes");
 	size_t done = 0;
 	double t0;
 	int fd;
@@ -474,7 +475,7 @@ TEST_F_TIMEOUT(timed, long_calls_finish_under_a_periodic_signal, 120)
 	       atomic_load(&signals_seen));
 	ASSERT_EQ(0, ioctl(fd, UTF8VAL_IOC_GET_VERDICT, &v));
 	EXPECT_EQ(LONG_CALL, v.bytes);
-	EXPECT_EQ(2 * (long)LONG_CALL, sysfs_number("bytes") - before);
+	EXPECT_EQ(2 * (long long)LONG_CALL, sysfs_number("bytes") - before);
 	close(fd);
 }
 
@@ -488,7 +489,7 @@ TEST(validate_is_capped_as_write_is)
 	/* the cap itself is taken: a bad first byte ends it at once */
 	area = mmap(NULL, MAX_RW_COUNT, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	ASSERT_NE(MAP_FAILED, area);
+	ASSERT_TRUE(area != MAP_FAILED);
 	area[0] = 0xff;
 	req.buf = (unsigned long)area;
 	EXPECT_EQ(-1, ioctl(fd, UTF8VAL_IOC_VALIDATE, &req));
@@ -508,7 +509,7 @@ TEST(bytes_counts_valid_bytes_only)
 	struct utf8val_ioc_validate req = {
 		.buf = (unsigned long)bad, .len = sizeof(bad) - 1,
 	};
-	long before = sysfs_number("bytes");
+	long long before = sysfs_number("bytes");
 	int fd = open(DEV, O_RDWR);
 
 	ASSERT_LE(0, fd);
@@ -592,7 +593,7 @@ static void *open_close_on_cpu(void *arg)
 
 TEST(open_streams_never_reads_negative)
 {
-	long before = sysfs_number("open_streams"), lowest = before;
+	long long before = sysfs_number("open_streams"), lowest = before;
 	pthread_t threads[2];
 	double until;
 
@@ -602,7 +603,7 @@ TEST(open_streams_never_reads_negative)
 		pthread_create(&threads[i], NULL, open_close_on_cpu, (void *)i);
 	until = now() + 1;
 	while (now() < until) {
-		long n = sysfs_number("open_streams");
+		long long n = sysfs_number("open_streams");
 
 		if (n < lowest)
 			lowest = n;
@@ -611,6 +612,85 @@ TEST(open_streams_never_reads_negative)
 		pthread_join(threads[i], NULL);
 	EXPECT_LE(0, lowest);
 	EXPECT_EQ(before, sysfs_number("open_streams"));
+}
+
+/*
+ * bytes is a sum of per-CPU 64-bit counters; on a 32-bit kernel each is
+ * two words, and a reader that caught one half of an update would see the
+ * count drop, or leap, by 2^32. Writers pinned to each CPU validate as
+ * fast as they can while a reader checks that the count never goes down
+ * and never grows by more than the writers asked for. (Whether a CPU's
+ * own counter crosses a 2^32 boundary in the time depends on the speed of
+ * the machine: the test says how many boundaries the sum crossed.)
+ */
+#define TORN_BUF	(1024 * 1024)
+
+struct torn_writer {
+	long cpu;
+	atomic_ullong *asked;
+	atomic_bool *stop;
+};
+
+static void *validate_on_cpu(void *arg)
+{
+	struct torn_writer *w = arg;
+	static u8 text[TORN_BUF];
+	struct utf8val_ioc_validate req = {
+		.buf = (unsigned long)text, .len = sizeof(text),
+	};
+	cpu_set_t cpus;
+	int fd = open(DEV, O_RDONLY);
+
+	memset(text, 'a', sizeof(text));
+	CPU_ZERO(&cpus);
+	CPU_SET(w->cpu, &cpus);
+	sched_setaffinity(0, sizeof(cpus), &cpus);
+	while (fd >= 0 && !atomic_load(w->stop)) {
+		/* asked before the call: the count never runs ahead of it */
+		atomic_fetch_add(w->asked, sizeof(text));
+		if (ioctl(fd, UTF8VAL_IOC_VALIDATE, &req))
+			break;
+	}
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+TEST(bytes_never_reads_torn)
+{
+	atomic_ullong asked = 0;
+	atomic_bool stop = false;
+	struct torn_writer w[2];
+	pthread_t threads[2];
+	long long first = sysfs_number("bytes"), last = first;
+	unsigned long long reads = 0, drops = 0, leaps = 0;
+	double until = now() + BOUND_SECONDS;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "one CPU");
+	for (long i = 0; i < 2; i++) {
+		w[i] = (struct torn_writer){ i, &asked, &stop };
+		pthread_create(&threads[i], NULL, validate_on_cpu, &w[i]);
+	}
+	while (now() < until) {
+		long long n = sysfs_number("bytes");
+
+		reads++;
+		if (n < last)
+			drops++;
+		if (n - first > (long long)atomic_load(&asked))
+			leaps++;
+		last = n;
+	}
+	atomic_store(&stop, true);
+	for (int i = 0; i < 2; i++)
+		pthread_join(threads[i], NULL);
+	TH_LOG("%llu reads, %llu MiB validated on 2 CPUs, %lld 2^32 boundaries crossed",
+	       reads, (unsigned long long)atomic_load(&asked) >> 20,
+	       (last >> 32) - (first >> 32));
+	EXPECT_EQ(0, drops);
+	EXPECT_EQ(0, leaps);
+	EXPECT_LT(first, last);
 }
 
 TEST_HARNESS_MAIN

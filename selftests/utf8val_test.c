@@ -168,6 +168,7 @@ TEST_F(dev, bad_pointers)
 {
 	struct utf8val_ioc_verdict v;
 	long page = sysconf(_SC_PAGESIZE);
+	ssize_t n;
 	char *map = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
@@ -176,11 +177,18 @@ TEST_F(dev, bad_pointers)
 	/* an unmapped page */
 	EXPECT_EQ(-1, write(self->fd, map + page, 16));
 	EXPECT_EQ(EFAULT, errno);
-	/* 10 readable bytes, then the unmapped page: 10 bytes go in. */
+	/*
+	 * 10 readable bytes, then the unmapped page: the write takes them,
+	 * or fewer, since copy_from_user() need not copy up to the fault
+	 * (x86-64's does, i386's stops a word short); what it took is what
+	 * the verdict counts.
+	 */
 	memset(map + page - 10, 'a', 10);
-	EXPECT_EQ(10, write(self->fd, map + page - 10, 20));
+	n = write(self->fd, map + page - 10, 20);
+	EXPECT_LE(1, n);
+	EXPECT_GE(10, n);
 	get_verdict(_metadata, self->fd, &v);
-	EXPECT_EQ(10, v.bytes);
+	EXPECT_EQ(n, v.bytes);
 	EXPECT_EQ(UTF8VAL_OK, v.error);
 	munmap(map, page);
 }
