@@ -254,8 +254,9 @@ static void do_write(struct slot *s)
 
 		errno = err;
 		expect("write into an unmapped page", ret, want);
-	} else
+	} else {
 		expect("write", ret, model_write(m, p ? p : buf, readable, len));
+	}
 }
 
 static void do_read(struct slot *s)
