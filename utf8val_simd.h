@@ -16,7 +16,9 @@
 
 /*
  * Check the 64-byte blocks of @s from @from up to @to, strict RFC 3629.
- * @from is 0 or at least 64; the 64 bytes before it are the context.
+ * @from is 0 or at least 64; the 64 bytes before it are the context. All
+ * of s[0..to) may be read (a tail overlapping the last block looks back
+ * up to 96 bytes from @to).
  * Returns the end of the blocks found clean: @to less (to - from) % 64,
  * or a block start at or before the first block where an error shows
  * (AVX-512: the start of its 256-byte step). A character may
@@ -65,6 +67,17 @@ struct utf8val_simd_impl {
 #include "x86/utf8val_arch.h"
 #elif defined(__aarch64__)
 #include "arm64/utf8val_arch.h"
+#endif
+#endif
+
+/* User space saves no state: its vector paths run anywhere, any length. */
+#if defined(UTF8VAL_SIMD) && !defined(__KERNEL__)
+#define utf8val_simd_usable()	true
+#define utf8val_simd_begin()	do { } while (0)
+#define utf8val_simd_end()	do { } while (0)
+/* Each path has its own; tests may build with the kernel's instead. */
+#ifndef UTF8VAL_SIMD_MIN_LEN
+#define UTF8VAL_SIMD_MIN_LEN	1
 #endif
 #endif
 

@@ -80,33 +80,39 @@ struct block {
 	uint8x16_t v0, v1, v2, v3;
 };
 
+/* Four loads, not vld1q_u8_x4(), which GCC has only from 10.3 (and 9.4) */
 static __always_inline struct block load64(const u8 *p)
 {
-	uint8x16x4_t b = vld1q_u8_x4(p);
-
-	return (struct block){ b.val[0], b.val[1], b.val[2], b.val[3] };
+	return (struct block){ vld1q_u8(p), vld1q_u8(p + 16),
+			       vld1q_u8(p + 32), vld1q_u8(p + 48) };
 }
 
 /* The characters that start in @b, counting only its bytes from @skip. */
 static __always_inline u64 char_starts(struct block b, unsigned int skip)
 {
-	/* 0xff (-1) where a character starts: each lane sums -4 to 0 */
-	int8x16_t minus = vreinterpretq_s8_u8(vaddq_u8(vaddq_u8(starts(b.v0),
-								starts(b.v1)),
-						       vaddq_u8(starts(b.v2),
-								starts(b.v3))));
-	u64 n = vaddlvq_u8(vreinterpretq_u8_s8(vnegq_s8(minus)));
-	u8 bytes[16];
-	unsigned int k;
+	uint8x16_t s0 = starts(b.v0), s1 = starts(b.v1);
+	uint8x16_t s2 = starts(b.v2), s3 = starts(b.v3);
+	int8x16_t minus;
 
-	/* the overlapping tail only (once a call): the bytes before @skip */
-	for (k = 0; k < skip; k++) {
-		if (k % 16 == 0)
-			vst1q_u8(bytes, k < 16 ? b.v0 : k < 32 ? b.v1 :
-					k < 48 ? b.v2 : b.v3);
-		n -= (bytes[k % 16] & 0xc0) != 0x80;
+	if (skip) {	/* the overlapping tail only: not the bytes before */
+		static const u8 lanes[16] = {
+			0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+		};
+		const uint8x16_t from = vdupq_n_u8(skip), step = vdupq_n_u8(16);
+		uint8x16_t at = vld1q_u8(lanes);
+
+		s0 = vandq_u8(s0, vcgeq_u8(at, from));
+		at = vaddq_u8(at, step);
+		s1 = vandq_u8(s1, vcgeq_u8(at, from));
+		at = vaddq_u8(at, step);
+		s2 = vandq_u8(s2, vcgeq_u8(at, from));
+		at = vaddq_u8(at, step);
+		s3 = vandq_u8(s3, vcgeq_u8(at, from));
 	}
-	return n;
+	/* 0xff (-1) where a character starts: each lane sums -4 to 0 */
+	minus = vreinterpretq_s8_u8(vaddq_u8(vaddq_u8(s0, s1),
+					     vaddq_u8(s2, s3)));
+	return vaddlvq_u8(vreinterpretq_u8_s8(vnegq_s8(minus)));
 }
 
 static __always_inline bool ascii64(struct block b)

@@ -157,13 +157,6 @@ static inline bool utf8val_cpu_zmm_slow(void)
 	return family == 6 && utf8val_zmm_slow_model(model);
 }
 
-#define utf8val_simd_usable()	true
-#define utf8val_simd_begin()	do { } while (0)
-#define utf8val_simd_end()	do { } while (0)
-/* Each path has its own; tests may build with the kernel's instead. */
-#ifndef UTF8VAL_SIMD_MIN_LEN
-#define UTF8VAL_SIMD_MIN_LEN	1
-#endif
 #endif
 
 /* The paths this CPU can run, a bit each. */
