@@ -55,6 +55,8 @@ struct utf8val_simd_impl {
  *   UTF8VAL_ARCH_IMPLS     its paths, as struct utf8val_simd_impl
  *                          initialisers indexed by enum utf8val_path
  *   utf8val_arch_paths()   which of them this CPU can run, a bit each
+ *                          (bits above the paths are the architecture's
+ *                          own, for utf8val_arch_auto()); asked once
  *   utf8val_arch_auto()    which of those "auto" takes
  *   utf8val_simd_usable(), utf8val_simd_begin(), utf8val_simd_end()
  *                          whether this context may use vector registers,

@@ -159,17 +159,24 @@ static inline bool utf8val_cpu_zmm_slow(void)
 
 #endif
 
-/* The paths this CPU can run, a bit each. */
+/* Not a path: this CPU's clock drops with 512-bit registers. */
+#define UTF8VAL_X86_ZMM_SLOW	0x80000000u
+
+/*
+ * The paths this CPU can run, a bit each, and whether AVX-512 slows it:
+ * the core asks once and keeps the answer, as CPUID traps in a VM.
+ */
 static inline unsigned int utf8val_arch_paths(void)
 {
 	return utf8val_cpu_has_avx2() << UTF8VAL_PATH_AVX2 |
-	       utf8val_cpu_has_avx512() << UTF8VAL_PATH_AVX512;
+	       utf8val_cpu_has_avx512() << UTF8VAL_PATH_AVX512 |
+	       (utf8val_cpu_zmm_slow() ? UTF8VAL_X86_ZMM_SLOW : 0);
 }
 
 /* "auto": AVX-512 unless it slows the core's clock, then AVX2. */
 static inline enum utf8val_path utf8val_arch_auto(unsigned int has)
 {
-	if ((has & 1u << UTF8VAL_PATH_AVX512) && !utf8val_cpu_zmm_slow())
+	if ((has & 1u << UTF8VAL_PATH_AVX512) && !(has & UTF8VAL_X86_ZMM_SLOW))
 		return UTF8VAL_PATH_AVX512;
 	if (has & 1u << UTF8VAL_PATH_AVX2)
 		return UTF8VAL_PATH_AVX2;
