@@ -259,11 +259,11 @@ $(BUILD)/bench/utf8val_core.o: $(CORE_SRC) $(CORE_HDR) $(TARGET_STAMP)
 	$(CC) $(KERNEL_CFLAGS) -c $< -o $@
 $(eval $(call vec_rules,bench,$(KERNEL_CFLAGS)))
 BENCH_OBJS	:= $(BUILD)/bench/utf8val_core.o $(VEC:%=$(BUILD)/bench/utf8val_%.o)
-$(BUILD)/bench/peers.o: bench/peers.cc bench/peers.h
+$(BUILD)/bench/peers.o: bench/peers.cc bench/peers.h $(TARGET_STAMP)
 	@mkdir -p $(@D)
 	$(CXX) -O2 -g -std=c++17 -Wall -Wextra -c $< -o $@ \
 		$(shell pkg-config --cflags $(BENCH_PKGS))
-$(BUILD)/bench/peers_simdjson.o: bench/peers_simdjson.cc bench/peers.h
+$(BUILD)/bench/peers_simdjson.o: bench/peers_simdjson.cc bench/peers.h $(TARGET_STAMP)
 	@mkdir -p $(@D)
 	$(CXX) -O2 -g -std=c++17 -Wall -Wextra $(SIMDJSON_CFLAGS) -c $< -o $@
 PEERS		:= $(BUILD)/bench/peers.o $(BUILD)/bench/peers_simdjson.o
@@ -288,11 +288,11 @@ $(BUILD)/bench/emu_icount: bench/emu_icount.c bench/peers.h $(BUILD)/bench/peers
 	$(CC) -O2 -g $(WARN) -I. -o $@ $< $(filter %.o,$^) $(SIMDJSON_LIBS) -lstdc++
 
 # What kernel callers get: kernel flags and the module's vector threshold.
-$(BUILD)/kbench/utf8val_core.o: $(CORE_SRC) $(CORE_HDR)
+$(BUILD)/kbench/utf8val_core.o: $(CORE_SRC) $(CORE_HDR) $(TARGET_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(KERNEL_CFLAGS) -DUTF8VAL_SIMD_MIN_LEN=4096 -c $< -o $@
 $(eval $(call vec_rules,kbench,$(KERNEL_CFLAGS)))
-$(BUILD)/kbench/word_loop.o: bench/word_loop.c bench/word_loop.h utf8val_types.h
+$(BUILD)/kbench/word_loop.o: bench/word_loop.c bench/word_loop.h utf8val_types.h $(TARGET_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(KERNEL_CFLAGS) -I. -c $< -o $@
 $(BUILD)/bench/kernel_rows: bench/kernel_rows.c bench/word_loop.h $(BENCH_COMMON) $(BENCH_COMMON_HDR) $(PEERS) $(BUILD)/kbench/utf8val_core.o $(VEC:%=$(BUILD)/kbench/utf8val_%.o) $(BUILD)/kbench/word_loop.o

@@ -33,6 +33,23 @@
 typedef size_t (*utf8val_blocks_fn)(const u8 *s, size_t from, size_t to,
 				    bool end, u64 *chars);
 
+/*
+ * The end of every path's blocks() when @to ends the input and the last
+ * clean block, at @i - 64, leaves a character open: that block is not
+ * clean after all. Takes its characters (@last_chars) back from *@count;
+ * returns where the clean blocks end.
+ */
+static __always_inline size_t
+utf8val_drop_open_block(size_t i, size_t from, u64 *count, u64 last_chars)
+{
+	if (i - from >= 64) {
+		*count -= last_chars;
+		return i - 64;
+	}
+	*count = 0;
+	return from;
+}
+
 /* Every path of every architecture; utf8val.simd= names them. */
 enum utf8val_path {
 	UTF8VAL_PATH_SCALAR,

@@ -6,7 +6,9 @@
  * at random until the time is up. It finds less than coverage guidance
  * does, but it puts the same differential check on this CPU's own paths.
  * Usage: fuzz_replay SECONDS [CORPUS_DIR]
- * Prints the number of inputs run; a mismatch aborts (fuzz_core.c).
+ * Prints how many inputs it ran and how many came from the corpus; a
+ * mismatch aborts (fuzz_core.c). A corpus that cannot be read, or has no
+ * input, is an error.
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -29,14 +31,14 @@ struct input {
 static struct input inputs[MAX_INPUTS];
 static size_t ninputs;
 
-static void load_corpus(const char *dir)
+static bool load_corpus(const char *dir)
 {
 	struct dirent *e;
 	DIR *d = opendir(dir);
 	char path[4096];
 
 	if (!d)
-		return;
+		return false;
 	while ((e = readdir(d)) && ninputs < MAX_INPUTS) {
 		struct input *in = &inputs[ninputs];
 		FILE *f;
@@ -55,6 +57,7 @@ static void load_corpus(const char *dir)
 		ninputs++;
 	}
 	closedir(d);
+	return ninputs > 0;
 }
 
 /* Pieces that make and break UTF-8, for the mutator to insert. */
@@ -110,6 +113,7 @@ int main(int argc, char **argv)
 	static u8 buf[MAX_LEN];
 	struct rng r = { 0x7265706c6179 };
 	unsigned long runs = 0;
+	size_t corpus;
 	time_t stop;
 
 	if (argc < 2) {
@@ -117,8 +121,11 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	stop = time(NULL) + atoi(argv[1]);
-	if (argc > 2)
-		load_corpus(argv[2]);
+	if (argc > 2 && !load_corpus(argv[2])) {
+		fprintf(stderr, "fuzz_replay: no input in %s\n", argv[2]);
+		return 2;
+	}
+	corpus = ninputs;
 	for (size_t i = 0; i < ninputs; i++, runs++)
 		LLVMFuzzerTestOneInput(inputs[i].data, inputs[i].len);
 	/* and random text of the pieces, corpus or not */
@@ -144,6 +151,7 @@ int main(int argc, char **argv)
 		LLVMFuzzerTestOneInput(buf, len);
 		runs++;
 	}
-	printf("%lu\n", runs);
+	printf("%lu inputs (%zu from the corpus%s, then random edits)\n", runs,
+	       corpus, corpus == MAX_INPUTS ? ", its first ones" : "");
 	return 0;
 }

@@ -174,16 +174,9 @@ static __always_inline size_t blocks(const u8 *s, size_t from, size_t to,
 	 * if it does not, it is not clean, nor are its characters counted.
 	 * a and b hold it (an ASCII block leaves no character open).
 	 */
-	if (i == to && !_mm256_testz_si256(open, open)) {
-		if (i - from >= 64) {
-			i -= 64;
-			if (chars)
-				count -= char_starts(a, b);
-		} else {
-			i = from;
-			count = 0;
-		}
-	}
+	if (i == to && !_mm256_testz_si256(open, open))
+		i = utf8val_drop_open_block(i, from, &count,
+					    chars ? char_starts(a, b) : 0);
 out:
 	if (chars)
 		*chars += count;

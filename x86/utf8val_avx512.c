@@ -261,16 +261,10 @@ static __always_inline size_t blocks(const u8 *s, size_t from, size_t to,
 	 * none open), which must close its character; if not, its last
 	 * block is not clean, nor are its characters counted.
 	 */
-	if (ends_open(&t, prev)) {
-		if (i - from >= 64) {
-			i -= 64;
-			if (chars)
-				count -= __builtin_popcountll(starts(prev));
-		} else {
-			i = from;
-			count = 0;
-		}
-	}
+	if (ends_open(&t, prev))
+		i = utf8val_drop_open_block(i, from, &count, chars ?
+					    __builtin_popcountll(starts(prev)) :
+					    0);
 out:
 	if (chars)
 		*chars += count;
