@@ -10,6 +10,9 @@
  * mismatch aborts (fuzz_core.c). A corpus that cannot be read, or has no
  * input, is an error.
  */
+/* 64-bit directory offsets: ext4's hashed ones overflow 32-bit readdir() */
+#define _FILE_OFFSET_BITS 64
+
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
