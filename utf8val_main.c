@@ -27,6 +27,7 @@
 #include <linux/uaccess.h>
 
 #include "utf8val.h"
+#include "utf8val_bpf.h"
 #include "utf8val_simd.h"
 #include "uapi/linux/utf8val.h"
 
@@ -588,7 +589,7 @@ MODULE_PARM_DESC(simd, "validation path: auto, scalar, avx2, avx512 or neon (rea
 
 static int __init utf8val_init(void)
 {
-	int i, cpu;
+	int i, cpu, err;
 
 	/* The UAPI structs must not depend on the ABI's alignment rules. */
 	BUILD_BUG_ON(sizeof(struct utf8val_ioc_verdict) != 56);
@@ -602,6 +603,10 @@ static int __init utf8val_init(void)
 	if (!simd_param_given)
 		utf8val_simd_select(-1);
 	pr_debug("validation path: %s\n", utf8val_path_name(utf8val_simd_path()));
+	/* first: the kernel cannot take kfuncs back, only drop the module's */
+	err = utf8val_bpf_init();
+	if (err)
+		return err;
 	return misc_register(&utf8val_misc);
 }
 
