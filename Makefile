@@ -10,6 +10,7 @@
 #   make fuzz          libFuzzer differential run for FUZZ_SECONDS
 #   make freestanding  proof that the core needs no libc
 #   make cli           build/utf8val, the command-line validator
+#   make utf8names     build/utf8names, the BPF LSM sample (samples/bpf)
 #   make install       headers (utf8val.h, linux/utf8val.h for the device),
 #                      libraries, pkg-config file, command and manuals,
 #                      under DESTDIR and PREFIX (/usr/local)
@@ -104,7 +105,7 @@ KDIR		?= /lib/modules/$(shell uname -r)/build
 VERSION		:= $(shell sed -n 's/^\#define UTF8VAL_VERSION_STRING[^"]*"\(.*\)"/\1/p' utf8val.h)
 SOMAJOR		:= $(firstword $(subst ., ,$(VERSION)))
 
-.PHONY: all modules lib test test-build core-tests bench bench-arm64 fuzz freestanding cli clean \
+.PHONY: all modules lib test test-build core-tests bench bench-arm64 fuzz freestanding cli utf8names clean \
 	install uninstall
 all: lib cli
 
@@ -203,6 +204,27 @@ $(eval $(call vec_rules,freestanding,$(KERNEL_CFLAGS) $(FREESTANDING)))
 cli: $(BUILD)/utf8val
 $(BUILD)/utf8val: tools/utf8val.c $(CORE_HDR) $(BUILD)/libutf8val.a
 	$(CC) $(INSTALLED_CFLAGS) -I. $(LDFLAGS) -o $@ $< $(BUILD)/libutf8val.a
+
+# --- the BPF sample -----------------------------------------------------------
+# samples/bpf/utf8names: a BPF LSM policy (clang -target bpf, CO-RE) in a
+# libbpf skeleton (bpftool), and its loader, one static binary that runs
+# from a busybox initramfs. Debian's clang, llvm, bpftool, libbpf-dev,
+# libelf-dev and zlib1g-dev.
+UTF8NAMES	:= samples/bpf/utf8names
+BPF_CLANG	?= clang
+BPFTOOL		?= bpftool
+utf8names: $(BUILD)/utf8names
+$(BUILD)/bpf/utf8names.bpf.o: $(UTF8NAMES)/utf8names.bpf.c $(UTF8NAMES)/utf8names.h \
+		utf8val.h bpf/utf8val_kfuncs.h
+	@mkdir -p $(@D)
+	$(BPF_CLANG) -g -O2 -Wall -Werror -target bpf \
+		-I/usr/include/$(shell gcc -dumpmachine) -c $< -o $@
+$(BUILD)/bpf/utf8names.skel.h: $(BUILD)/bpf/utf8names.bpf.o
+	$(BPFTOOL) gen skeleton $< name utf8names_bpf >$@.tmp && mv $@.tmp $@
+$(BUILD)/utf8names: $(UTF8NAMES)/utf8names.c $(UTF8NAMES)/utf8names.h \
+		$(BUILD)/bpf/utf8names.skel.h $(BUILD)/libutf8val.a
+	$(CC) $(HOST_CFLAGS) -static -I. -I$(UTF8NAMES) -I$(BUILD)/bpf -o $@ $< \
+		$(BUILD)/libutf8val.a -lbpf -lelf -lz
 
 # --- installation ------------------------------------------------------------
 PREFIX		?= /usr/local

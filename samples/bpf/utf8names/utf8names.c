@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * utf8names: load the utf8names BPF LSM policy (utf8names.bpf.c), which
+ * refuses new file names that are not strict UTF-8 with EILSEQ, and print
+ * each refusal until SIGINT or SIGTERM; then detach it, which restores
+ * the old behaviour.
+ *
+ *   utf8names [--audit] [--mount DIR]
+ *
+ * One line per refusal on standard output, such as
+ *   refused op=mkdir pid=42 uid=0 comm=sh name=caf\xc3 offset=3 len=1 error=incomplete
+ * ("audited" in audit mode). Messages go to standard error; the exit
+ * status is 0 after a signal, 1 when the policy cannot be loaded (no BPF
+ * LSM, utf8val.ko or its kfuncs missing), 2 on a usage error.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "utf8val.h"
+#include "utf8names.h"
+#include "utf8names.skel.h"
+
+static const char *const op_names[UTF8NAMES_NR_OPS] = {
+	[UTF8NAMES_CREATE] = "create",
+	[UTF8NAMES_MKDIR] = "mkdir",
+	[UTF8NAMES_SYMLINK] = "symlink",
+	[UTF8NAMES_LINK] = "link",
+	[UTF8NAMES_RENAME] = "rename",
+};
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static void print_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: utf8names [--audit] [--mount DIR]\n"
+		"Refuse new file names that are not strict UTF-8 (RFC 3629) with EILSEQ,\n"
+		"and print each refusal, until SIGINT or SIGTERM.\n"
+		"  --audit      allow them, only print them (\"audited\")\n"
+		"  --mount DIR  only names made on the mount DIR is on\n"
+		"Needs utf8val.ko with its kfuncs and the BPF LSM (\"bpf\" in lsm=).\n");
+}
+
+/* Is "bpf" one of the active LSMs? Says why not, if not. */
+static bool bpf_lsm_active(void)
+{
+	static const char lsm_path[] = "/sys/kernel/security/lsm";
+	char list[512], *tok, *save;
+	ssize_t n;
+	int fd;
+
+	fd = open(lsm_path, O_RDONLY);
+	if (fd < 0) {
+		fprintf(stderr, "utf8names: cannot read %s (%s): is securityfs mounted?\n",
+			lsm_path, strerror(errno));
+		fprintf(stderr, "utf8names: (mount -t securityfs none /sys/kernel/security)\n");
+		return false;
+	}
+	n = read(fd, list, sizeof(list) - 1);
+	close(fd);
+	list[n > 0 ? n : 0] = '\0';
+	list[strcspn(list, "\n")] = '\0';
+	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+		if (!strcmp(tok, "bpf"))
+			return true;
+	fprintf(stderr,
+		"utf8names: the BPF LSM is not active (active: %s): boot with lsm=%s%sbpf\n",
+		list, list, *list ? "," : "");
+	return false;
+}
+
+/* Are utf8val's kfuncs there? Says why not, if not. */
+static bool kfuncs_present(void)
+{
+	if (!access("/sys/kernel/btf/utf8val", F_OK))
+		return true;
+	if (access("/sys/module/utf8val", F_OK)) {
+		fprintf(stderr, "utf8names: utf8val.ko is not loaded (modprobe utf8val)\n");
+	} else {
+		fprintf(stderr, "utf8names: utf8val.ko has no BTF, so no kfuncs\n");
+		fprintf(stderr, "utf8names: (UTF8VAL_BPF=n, or no module BTF in this kernel)\n");
+	}
+	return false;
+}
+
+/* The mount id of the mount DIR is on. */
+static int mount_id_of(const char *dir)
+{
+	struct statx stx;
+
+	if (statx(AT_FDCWD, dir, 0, STATX_MNT_ID, &stx)) {
+		fprintf(stderr, "utf8names: %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	if (!(stx.stx_mask & STATX_MNT_ID)) {
+		fprintf(stderr, "utf8names: the kernel does not tell %s's mount id\n", dir);
+		return -1;
+	}
+	return stx.stx_mnt_id;
+}
+
+/* printable ASCII as it is, every other byte (and \) as \xHH */
+static void print_bytes(const unsigned char *s, unsigned int len)
+{
+	unsigned int i;
+
+	for (i = 0; i < len; i++) {
+		if (s[i] > ' ' && s[i] < 0x7f && s[i] != '\\')
+			putchar(s[i]);
+		else
+			printf("\\x%02x", s[i]);
+	}
+}
+
+static int on_event(void *ctx, void *data, size_t size)
+{
+	const struct utf8names_event *e = data;
+	const size_t head = offsetof(struct utf8names_event, name);
+
+	(void)ctx;
+	if (size < head || size < head + e->len || e->op >= UTF8NAMES_NR_OPS) {
+		fprintf(stderr, "utf8names: a malformed record (%zu bytes)\n", size);
+		return 0;
+	}
+	printf("%s op=%s%s pid=%u uid=%u comm=",
+	       e->verdict ? "refused" : "audited", op_names[e->op],
+	       e->target ? " target" : "", e->pid, e->uid);
+	print_bytes((const unsigned char *)e->comm, strnlen(e->comm, sizeof(e->comm)));
+	printf(" name=");
+	print_bytes(e->name, e->len);
+	printf(" offset=%llu len=%u error=%s\n", e->res.valid_up_to,
+	       e->res.error_len, utf8val_error_name(e->res.error));
+	fflush(stdout);
+	return 0;
+}
+
+/* libbpf's messages: warnings and errors only, they explain failures */
+static int libbpf_print(enum libbpf_print_level level, const char *fmt,
+			va_list args)
+{
+	if (level == LIBBPF_DEBUG)
+		return 0;
+	return vfprintf(stderr, fmt, args);
+}
+
+static unsigned long long lost_events(struct utf8names_bpf *skel)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	unsigned long long sum = 0;
+	__u64 *per_cpu;
+	__u32 key = 0;
+	int i;
+
+	if (ncpus <= 0)
+		return 0;
+	per_cpu = calloc(ncpus, sizeof(*per_cpu));
+	if (per_cpu &&
+	    !bpf_map_lookup_elem(bpf_map__fd(skel->maps.lost), &key, per_cpu))
+		for (i = 0; i < ncpus; i++)
+			sum += per_cpu[i];
+	free(per_cpu);
+	return sum;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "audit", no_argument, NULL, 'a' },
+		{ "mount", required_argument, NULL, 'm' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct ring_buffer *rb = NULL;
+	struct utf8names_bpf *skel;
+	const char *mount = NULL;
+	bool audit = false;
+	int opt, mnt_id = 0, err, status = 1;
+
+	while ((opt = getopt_long(argc, argv, "am:h", options, NULL)) != -1) {
+		switch (opt) {
+		case 'a':
+			audit = true;
+			break;
+		case 'm':
+			mount = optarg;
+			break;
+		case 'h':
+			print_usage(stdout);
+			return 0;
+		default:
+			print_usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc) {
+		print_usage(stderr);
+		return 2;
+	}
+	if (mount) {
+		mnt_id = mount_id_of(mount);
+		if (mnt_id < 0)
+			return 2;
+	}
+	if (!bpf_lsm_active() || !kfuncs_present())
+		return 1;
+
+	libbpf_set_print(libbpf_print);
+	skel = utf8names_bpf__open();
+	if (!skel) {
+		fprintf(stderr, "utf8names: cannot open the BPF program: %s\n", strerror(errno));
+		return 1;
+	}
+	skel->rodata->audit = audit;
+	skel->rodata->mnt_id = mnt_id;
+	err = utf8names_bpf__load(skel);
+	if (err) {
+		fprintf(stderr, "utf8names: the kernel refused the BPF program: %s\n",
+			strerror(-err));
+		goto out_destroy;
+	}
+	rb = ring_buffer__new(bpf_map__fd(skel->maps.events), on_event, NULL, NULL);
+	if (!rb) {
+		fprintf(stderr, "utf8names: cannot map the ring buffer: %s\n", strerror(errno));
+		goto out_destroy;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	err = utf8names_bpf__attach(skel);
+	if (err) {
+		fprintf(stderr, "utf8names: cannot attach to the LSM hooks: %s\n", strerror(-err));
+		goto out_free_rb;
+	}
+	fprintf(stderr, "utf8names: %s names not UTF-8 on %s%s; stop with SIGINT or SIGTERM\n",
+		audit ? "reporting" : "refusing",
+		mount ? "the mount of " : "every mount", mount ? mount : "");
+	while (!stop) {
+		err = ring_buffer__poll(rb, 200);
+		if (err < 0 && err != -EINTR) {
+			fprintf(stderr, "utf8names: reading the ring buffer: %s\n", strerror(-err));
+			goto out_free_rb;
+		}
+	}
+	/* what arrived before the signal */
+	ring_buffer__consume(rb);
+	status = 0;
+	if (lost_events(skel))
+		fprintf(stderr, "utf8names: %llu reports not printed (the ring buffer was full)\n",
+			lost_events(skel));
+out_free_rb:
+	ring_buffer__free(rb);
+out_destroy:
+	utf8names_bpf__destroy(skel);
+	if (!status)
+		fprintf(stderr, "utf8names: detached\n");
+	return status;
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * What the utf8names BPF program tells its loader: one record per name
+ * it refused (or, in audit mode, would have refused), through a ring
+ * buffer.
+ */
+#ifndef UTF8NAMES_H
+#define UTF8NAMES_H
+
+/* The longest name or symlink target checked; PATH_MAX, NUL included. */
+#define UTF8NAMES_NAME_MAX	4096
+
+/* the operation that would have made the name */
+enum utf8names_op {
+	UTF8NAMES_CREATE,	/* open(O_CREAT), mknod(), bind() of a socket */
+	UTF8NAMES_MKDIR,
+	UTF8NAMES_SYMLINK,	/* the link's name, or (what) its target */
+	UTF8NAMES_LINK,
+	UTF8NAMES_RENAME,
+	UTF8NAMES_NR_OPS,
+};
+
+struct utf8names_event {
+	__u32 pid;		/* thread group (process) id */
+	__u32 uid;
+	char comm[16];
+	__u32 op;		/* enum utf8names_op */
+	__u32 target;		/* 1: a symlink's target, 0: the new name */
+	__s32 verdict;		/* -EILSEQ refused, 0 allowed (audit mode) */
+	__u32 len;		/* bytes in name[] */
+	struct utf8val_result res;	/* where and why it is not UTF-8 */
+	__u8 name[UTF8NAMES_NAME_MAX];	/* only len bytes are sent */
+};
+
+#endif /* UTF8NAMES_H */
