@@ -89,6 +89,7 @@ void model_verdict(const struct stream_model *m, struct utf8val_ioc_verdict *v)
 }
 
 static const char *const error_names[] = {
+	[UTF8VAL_EINCOMPLETE] = "incomplete",
 	[UTF8VAL_ECONTINUATION] = "continuation",
 	[UTF8VAL_EBADBYTE] = "bad-byte",
 	[UTF8VAL_ESHORT] = "short",
@@ -99,6 +100,14 @@ static const char *const error_names[] = {
 	[UTF8VAL_ENONCHAR] = "noncharacter",
 	[UTF8VAL_EBOM] = "bom",
 };
+
+const char *model_error_name(unsigned int error)
+{
+	if (error >= ARRAY_SIZE(error_names) ||
+	    !error_names[error])
+		return "unknown";
+	return error_names[error];
+}
 
 int model_line(const struct stream_model *m, char *buf, size_t size)
 {

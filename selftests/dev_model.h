@@ -40,6 +40,8 @@ void model_free(struct stream_model *m);
 ssize_t model_write(struct stream_model *m, const u8 *buf, size_t readable,
 		    size_t len);
 void model_verdict(const struct stream_model *m, struct utf8val_ioc_verdict *v);
+/* The name of an error in verdict lines, from the ABI, not the module */
+const char *model_error_name(unsigned int error);
 /* The read() line; returns its length. */
 int model_line(const struct stream_model *m, char *buf, size_t size);
 /* The verdict fields that differ, as text for a log, or NULL. */
