@@ -11,6 +11,7 @@
 #   make freestanding  proof that the core needs no libc
 #   make cli           build/utf8val, the command-line validator
 #   make utf8names     build/utf8names, the BPF LSM sample (samples/bpf)
+#   make bpf           that, and build/kfuncs_test, the kfuncs' guest test
 #   make install       headers (utf8val.h, linux/utf8val.h for the device),
 #                      libraries, pkg-config file, command and manuals,
 #                      under DESTDIR and PREFIX (/usr/local)
@@ -105,7 +106,7 @@ KDIR		?= /lib/modules/$(shell uname -r)/build
 VERSION		:= $(shell sed -n 's/^\#define UTF8VAL_VERSION_STRING[^"]*"\(.*\)"/\1/p' utf8val.h)
 SOMAJOR		:= $(firstword $(subst ., ,$(VERSION)))
 
-.PHONY: all modules lib test test-build core-tests bench bench-arm64 fuzz freestanding cli utf8names clean \
+.PHONY: all modules lib test test-build core-tests bench bench-arm64 fuzz freestanding cli utf8names bpf clean \
 	install uninstall
 all: lib cli
 
@@ -205,26 +206,37 @@ cli: $(BUILD)/utf8val
 $(BUILD)/utf8val: tools/utf8val.c $(CORE_HDR) $(BUILD)/libutf8val.a
 	$(CC) $(INSTALLED_CFLAGS) -I. $(LDFLAGS) -o $@ $< $(BUILD)/libutf8val.a
 
-# --- the BPF sample -----------------------------------------------------------
+# --- BPF: the sample and the kfuncs' test -----------------------------------
 # samples/bpf/utf8names: a BPF LSM policy (clang -target bpf, CO-RE) in a
 # libbpf skeleton (bpftool), and its loader, one static binary that runs
-# from a busybox initramfs. Debian's clang, llvm, bpftool, libbpf-dev,
-# libelf-dev and zlib1g-dev.
+# from a busybox initramfs; build/kfuncs_test (selftests/bpf), the kfuncs
+# against the reference, the same way. Debian's clang, llvm, bpftool,
+# libbpf-dev, libelf-dev and zlib1g-dev; for the host's CPU.
 UTF8NAMES	:= samples/bpf/utf8names
 BPF_CLANG	?= clang
 BPFTOOL		?= bpftool
+BPF_CFLAGS	:= -g -O2 -Wall -Werror -target bpf \
+		   -I/usr/include/$(shell gcc -dumpmachine)
+BPF_LIBS	:= -lbpf -lelf -lz
+BPF_OBJS	:= $(BUILD)/bpf/utf8names.bpf.o $(BUILD)/bpf/kfuncs.bpf.o
 utf8names: $(BUILD)/utf8names
-$(BUILD)/bpf/utf8names.bpf.o: $(UTF8NAMES)/utf8names.bpf.c $(UTF8NAMES)/utf8names.h \
-		utf8val.h bpf/utf8val_kfuncs.h
+bpf: $(BUILD)/utf8names $(BUILD)/kfuncs_test
+$(BUILD)/bpf/utf8names.bpf.o: $(UTF8NAMES)/utf8names.bpf.c $(UTF8NAMES)/utf8names.h
+$(BUILD)/bpf/kfuncs.bpf.o: selftests/bpf/kfuncs.bpf.c selftests/bpf/kfuncs.h
+$(BPF_OBJS): utf8val.h bpf/utf8val_kfuncs.h
 	@mkdir -p $(@D)
-	$(BPF_CLANG) -g -O2 -Wall -Werror -target bpf \
-		-I/usr/include/$(shell gcc -dumpmachine) -c $< -o $@
-$(BUILD)/bpf/utf8names.skel.h: $(BUILD)/bpf/utf8names.bpf.o
-	$(BPFTOOL) gen skeleton $< name utf8names_bpf >$@.tmp && mv $@.tmp $@
+	$(BPF_CLANG) $(BPF_CFLAGS) -c $(filter %.bpf.c,$^) -o $@
+$(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
+	$(BPFTOOL) gen skeleton $< name $*_bpf >$@.tmp && mv $@.tmp $@
 $(BUILD)/utf8names: $(UTF8NAMES)/utf8names.c $(UTF8NAMES)/utf8names.h \
 		$(BUILD)/bpf/utf8names.skel.h $(BUILD)/libutf8val.a
 	$(CC) $(HOST_CFLAGS) -static -I. -I$(UTF8NAMES) -I$(BUILD)/bpf -o $@ $< \
-		$(BUILD)/libutf8val.a -lbpf -lelf -lz
+		$(BUILD)/libutf8val.a $(BPF_LIBS)
+$(BUILD)/kfuncs_test: selftests/bpf/kfuncs_test.c selftests/bpf/kfuncs.h \
+		$(BUILD)/bpf/kfuncs.skel.h selftests/dev_model.c selftests/dev_model.h \
+		tests/reference.c tests/reference.h
+	$(CC) $(HOST_CFLAGS) -static -I. -I$(BUILD)/bpf -o $@ \
+		$(filter %.c,$^) $(BPF_LIBS)
 
 # --- installation ------------------------------------------------------------
 PREFIX		?= /usr/local
