@@ -8,7 +8,8 @@
  *    mkdir(), mknod(), rename(), link() and symlink() (name and target); each
  *    refusal is printed with the process, the name's bytes and the error
  *    the reference validator finds;
- *  - --audit allows and reports; --mount limits it to one mount; a flood
+ *  - mq_open() and bind() of a unix socket reach the same hooks;
+ *  - --audit allows and reports; --mount limits it to one file system; a flood
  *    of refusals is refused whole and printed or counted as not printed;
  *  - detaching restores the old behaviour; utf8val.ko cannot be unloaded
  *    while the policy uses its kfuncs, and can be after.
@@ -26,9 +27,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <mqueue.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -179,7 +183,7 @@ static const char *const op_names[NR_OPS] = {
 
 /* as the loader prints them */
 static const char *const op_words[NR_OPS] = {
-	"create", "mkdir", "create", "rename", "link", "symlink",
+	"create", "mkdir", "mknod", "rename", "link", "symlink",
 	"symlink target",
 };
 
@@ -456,6 +460,27 @@ int main(int argc, char **argv)
 	result(refused, "a 255-byte name and a 4000-byte target are checked whole");
 	free(long_name);
 
+	/* Names made by other calls reach the same hooks. */
+	{
+		struct sockaddr_un addr = { .sun_family = AF_UNIX };
+		int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+		mqd_t q = mq_open("/queue\xed\xbf\xbf", O_CREAT | O_RDWR, 0600, NULL);
+		bool mq_refused = q == (mqd_t)-1 && errno == EILSEQ;
+		bool bind_refused;
+
+		snprintf(addr.sun_path, sizeof(addr.sun_path), "/tmp/un/sock\xf0\x80");
+		bind_refused = bind(fd, (struct sockaddr *)&addr, sizeof(addr)) &&
+			       errno == EILSEQ;
+		close(fd);
+		if (q != (mqd_t)-1)
+			mq_unlink("/queue\xed\xbf\xbf");
+		expect("refused", CREATE, "queue\xed\xbf\xbf");
+		expect("refused", MKNOD, "sock\xf0\x80");
+		result(mq_refused && bind_refused,
+		       "mq_open() and bind() of a socket are refused too (%d %d)",
+		       mq_refused, bind_refused);
+	}
+
 	/* The module stays while the policy calls it. */
 	delete_rc = syscall(SYS_delete_module, "utf8val", O_NONBLOCK);
 	result(delete_rc == -1 && (errno == EWOULDBLOCK || errno == EBUSY) &&
@@ -484,8 +509,8 @@ int main(int argc, char **argv)
 	/* One mount only: refused on it, made elsewhere. */
 	ready = start_policy(&p, "--mount", "/tmp/un");
 	valid_names_pass("/tmp/un", "--mount");
-	invalid_names("/tmp/un", "--mount, on its mount", false);
-	no_policy("/tmp/other", "--mount, on another mount");
+	invalid_names("/tmp/un", "--mount, on its file system", false);
+	no_policy("/tmp/other", "--mount, on another file system");
 	status = stop(&p, SIGTERM, &out, &err);
 	result(ready && status == 0, "utf8names --mount DIR runs until SIGTERM (%d)", status);
 	check_output("--mount", out);

@@ -2,14 +2,19 @@
 /*
  * utf8names: a BPF LSM policy that keeps new file names strict UTF-8.
  *
- * Each hook that gives a file a new name (open(O_CREAT) and mknod() reach
- * path_mknod, then mkdir, symlink, link and rename) passes the name, and
- * for a symlink its target too, to utf8val's kfunc; a name that is not
- * UTF-8 is refused with -EILSEQ and reported through a ring buffer. This
- * program only copies bytes: whether they are UTF-8 is utf8val's answer.
+ * Each hook that gives a file a new name passes the name, and for a
+ * symlink its target too, to utf8val's kfunc; a name that is not UTF-8 is
+ * refused with -EILSEQ and reported through a ring buffer. This program
+ * only copies bytes: whether they are UTF-8 is utf8val's answer.
  *
- * The loader sets, before loading: audit (report, never refuse) and
- * mnt_id (only names made on that mount; 0 for every mount).
+ * The inode hooks, not the path ones: every name a file system is asked
+ * to make passes them, whoever asks (open(O_CREAT), mknod(), bind() of a
+ * socket, mq_open(), but also nfsd, ksmbd or overlayfs, which the path
+ * hooks never see). They know the file system, not the mount.
+ *
+ * The loader sets, before loading: audit (report, never refuse), and
+ * one_fs with fs_dev (only names made on the file system whose device
+ * number, as the kernel keeps it, is fs_dev).
  */
 #include <stdbool.h>
 #include <linux/bpf.h>
@@ -29,17 +34,12 @@
  * The kernel's types, only the members read here: CO-RE finds them in the
  * running kernel's BTF wherever they are.
  */
-struct vfsmount {
-	int mnt_flags;
+struct super_block {
+	__u32 s_dev;
 } __attribute__((preserve_access_index));
 
-struct mount {
-	struct vfsmount mnt;
-	int mnt_id;
-} __attribute__((preserve_access_index));
-
-struct path {
-	struct vfsmount *mnt;
+struct inode {
+	struct super_block *i_sb;
 } __attribute__((preserve_access_index));
 
 struct qstr {
@@ -58,7 +58,8 @@ struct dentry {
 } __attribute__((preserve_access_index));
 
 const volatile bool audit;
-const volatile int mnt_id;
+const volatile bool one_fs;
+const volatile __u32 fs_dev;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -83,16 +84,9 @@ struct {
 
 char LICENSE[] SEC("license") = "GPL";
 
-static bool on_our_mount(const struct path *dir)
+static bool on_our_fs(const struct inode *dir)
 {
-	struct mount *m;
-
-	if (!mnt_id)
-		return true;
-	/* real_mount(): the vfsmount is a member of its struct mount */
-	m = (void *)BPF_CORE_READ(dir, mnt) -
-	    bpf_core_field_offset(struct mount, mnt);
-	return BPF_CORE_READ(m, mnt_id) == mnt_id;
+	return !one_fs || BPF_CORE_READ(dir, i_sb, s_dev) == fs_dev;
 }
 
 /*
@@ -130,7 +124,7 @@ static int check(struct utf8names_event *e, __u32 len, enum utf8names_op op,
 }
 
 /* check_name() - the verdict on the name @dentry will have */
-static int check_name(const struct path *dir, struct dentry *dentry,
+static int check_name(const struct inode *dir, struct dentry *dentry,
 		      enum utf8names_op op)
 {
 	struct utf8names_event *e;
@@ -138,7 +132,7 @@ static int check_name(const struct path *dir, struct dentry *dentry,
 	__u32 zero = 0;
 	__u32 len;
 
-	if (!on_our_mount(dir))
+	if (!on_our_fs(dir))
 		return 0;
 	e = bpf_map_lookup_elem(&scratch, &zero);
 	if (!e)
@@ -152,17 +146,26 @@ static int check_name(const struct path *dir, struct dentry *dentry,
 	return check(e, len, op, false);
 }
 
-SEC("lsm/path_mknod")
-int BPF_PROG(utf8names_mknod, const struct path *dir, struct dentry *dentry,
-	     unsigned short mode, unsigned int dev, int ret)
+SEC("lsm/inode_create")
+int BPF_PROG(utf8names_create, struct inode *dir, struct dentry *dentry,
+	     unsigned short mode, int ret)
 {
 	if (ret)
 		return ret;
 	return check_name(dir, dentry, UTF8NAMES_CREATE);
 }
 
-SEC("lsm/path_mkdir")
-int BPF_PROG(utf8names_mkdir, const struct path *dir, struct dentry *dentry,
+SEC("lsm/inode_mknod")
+int BPF_PROG(utf8names_mknod, struct inode *dir, struct dentry *dentry,
+	     unsigned short mode, unsigned int dev, int ret)
+{
+	if (ret)
+		return ret;
+	return check_name(dir, dentry, UTF8NAMES_MKNOD);
+}
+
+SEC("lsm/inode_mkdir")
+int BPF_PROG(utf8names_mkdir, struct inode *dir, struct dentry *dentry,
 	     unsigned short mode, int ret)
 {
 	if (ret)
@@ -170,8 +173,8 @@ int BPF_PROG(utf8names_mkdir, const struct path *dir, struct dentry *dentry,
 	return check_name(dir, dentry, UTF8NAMES_MKDIR);
 }
 
-SEC("lsm/path_symlink")
-int BPF_PROG(utf8names_symlink, const struct path *dir, struct dentry *dentry,
+SEC("lsm/inode_symlink")
+int BPF_PROG(utf8names_symlink, struct inode *dir, struct dentry *dentry,
 	     const char *old_name, int ret)
 {
 	struct utf8names_event *e;
@@ -181,7 +184,7 @@ int BPF_PROG(utf8names_symlink, const struct path *dir, struct dentry *dentry,
 	if (ret)
 		return ret;
 	ret = check_name(dir, dentry, UTF8NAMES_SYMLINK);
-	if (ret || !on_our_mount(dir))
+	if (ret || !on_our_fs(dir))
 		return ret;
 	e = bpf_map_lookup_elem(&scratch, &zero);
 	if (!e)
@@ -193,20 +196,19 @@ int BPF_PROG(utf8names_symlink, const struct path *dir, struct dentry *dentry,
 	return check(e, len - 1, UTF8NAMES_SYMLINK, true);
 }
 
-SEC("lsm/path_link")
-int BPF_PROG(utf8names_link, struct dentry *old_dentry,
-	     const struct path *new_dir, struct dentry *new_dentry, int ret)
+SEC("lsm/inode_link")
+int BPF_PROG(utf8names_link, struct dentry *old_dentry, struct inode *dir,
+	     struct dentry *new_dentry, int ret)
 {
 	if (ret)
 		return ret;
-	return check_name(new_dir, new_dentry, UTF8NAMES_LINK);
+	return check_name(dir, new_dentry, UTF8NAMES_LINK);
 }
 
-/* RENAME_EXCHANGE too: then both names exist already */
-SEC("lsm/path_rename")
-int BPF_PROG(utf8names_rename, const struct path *old_dir,
-	     struct dentry *old_dentry, const struct path *new_dir,
-	     struct dentry *new_dentry, unsigned int flags, int ret)
+/* RENAME_EXCHANGE: the hook runs for each direction, so both names */
+SEC("lsm/inode_rename")
+int BPF_PROG(utf8names_rename, struct inode *old_dir, struct dentry *old_dentry,
+	     struct inode *new_dir, struct dentry *new_dentry, int ret)
 {
 	if (ret)
 		return ret;

@@ -7,6 +7,9 @@
  *
  *   utf8names [--audit] [--mount DIR]
  *
+ * --mount DIR limits it to the file system mounted at DIR (and so to each
+ * of its mounts: bind mounts share it).
+ *
  * One line per refusal on standard output, such as
  *   refused op=mkdir pid=42 uid=0 comm=sh name=caf\xc3 offset=3 len=1 error=incomplete
  * ("audited" in audit mode). Messages go to standard error; the exit
@@ -23,6 +26,7 @@
 #include <string.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -34,6 +38,7 @@
 
 static const char *const op_names[UTF8NAMES_NR_OPS] = {
 	[UTF8NAMES_CREATE] = "create",
+	[UTF8NAMES_MKNOD] = "mknod",
 	[UTF8NAMES_MKDIR] = "mkdir",
 	[UTF8NAMES_SYMLINK] = "symlink",
 	[UTF8NAMES_LINK] = "link",
@@ -55,7 +60,7 @@ static void print_usage(FILE *f)
 		"Refuse new file names that are not strict UTF-8 (RFC 3629) with EILSEQ,\n"
 		"and print each refusal, until SIGINT or SIGTERM.\n"
 		"  --audit      allow them, only print them (\"audited\")\n"
-		"  --mount DIR  only names made on the mount DIR is on\n"
+		"  --mount DIR  only names made on the file system DIR is on\n"
 		"Needs utf8val.ko with its kfuncs and the BPF LSM (\"bpf\" in lsm=).\n");
 }
 
@@ -101,20 +106,20 @@ static bool kfuncs_present(void)
 	return false;
 }
 
-/* The mount id of the mount DIR is on. */
-static int mount_id_of(const char *dir)
+/*
+ * The device number of the file system DIR is on, as the kernel keeps it
+ * (super_block.s_dev: major in the top 12 bits, minor in the low 20).
+ */
+static bool fs_dev_of(const char *dir, __u32 *dev)
 {
-	struct statx stx;
+	struct stat st;
 
-	if (statx(AT_FDCWD, dir, 0, STATX_MNT_ID, &stx)) {
+	if (stat(dir, &st)) {
 		fprintf(stderr, "utf8names: %s: %s\n", dir, strerror(errno));
-		return -1;
+		return false;
 	}
-	if (!(stx.stx_mask & STATX_MNT_ID)) {
-		fprintf(stderr, "utf8names: the kernel does not tell %s's mount id\n", dir);
-		return -1;
-	}
-	return stx.stx_mnt_id;
+	*dev = (__u32)major(st.st_dev) << 20 | minor(st.st_dev);
+	return true;
 }
 
 /* printable ASCII as it is, every other byte (and \) as \xHH */
@@ -192,7 +197,8 @@ int main(int argc, char **argv)
 	struct utf8names_bpf *skel;
 	const char *mount = NULL;
 	bool audit = false;
-	int opt, mnt_id = 0, err, status = 1;
+	int opt, err, status = 1;
+	__u32 fs_dev = 0;
 
 	while ((opt = getopt_long(argc, argv, "am:h", options, NULL)) != -1) {
 		switch (opt) {
@@ -214,11 +220,8 @@ int main(int argc, char **argv)
 		print_usage(stderr);
 		return 2;
 	}
-	if (mount) {
-		mnt_id = mount_id_of(mount);
-		if (mnt_id < 0)
-			return 2;
-	}
+	if (mount && !fs_dev_of(mount, &fs_dev))
+		return 2;
 	if (!bpf_lsm_active() || !kfuncs_present())
 		return 1;
 
@@ -229,7 +232,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	skel->rodata->audit = audit;
-	skel->rodata->mnt_id = mnt_id;
+	skel->rodata->one_fs = mount;
+	skel->rodata->fs_dev = fs_dev;
 	err = utf8names_bpf__load(skel);
 	if (err) {
 		fprintf(stderr, "utf8names: the kernel refused the BPF program: %s\n",
@@ -250,7 +254,8 @@ int main(int argc, char **argv)
 	}
 	fprintf(stderr, "utf8names: %s names not UTF-8 on %s%s; stop with SIGINT or SIGTERM\n",
 		audit ? "reporting" : "refusing",
-		mount ? "the mount of " : "every mount", mount ? mount : "");
+		mount ? "the file system of " : "every file system",
+		mount ? mount : "");
 	while (!stop) {
 		err = ring_buffer__poll(rb, 200);
 		if (err < 0 && err != -EINTR) {
