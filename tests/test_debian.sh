@@ -105,12 +105,29 @@ result $? "utf8val-dkms depends on dkms, and its postinst hands the module to it
 kernel=$("$top/scripts/guest/fetch-kernel" 6.12)
 abi=$(basename "$kernel")
 kdir=$(readlink -f "$kernel/build")
-mkdir -p "$work/dkms-tree"
-out=$(dkms add -m utf8val -v "$version" --sourcetree "$root/usr/src" --dkmstree "$work/dkms-tree" 2>&1 &&
-      dkms build -m utf8val -v "$version" -k "$abi" --kernelsourcedir "$kdir" \
-	--sourcetree "$root/usr/src" --dkmstree "$work/dkms-tree" 2>&1)
+# Debian's headers carry no vmlinux: without the kernel's BTF, DKMS's
+# build stops and says where to give it; with the kernel's image, the
+# module has BTF and its kfuncs.
+dkms_build() {	# dkms_build TREE [ENV...]: dkms add and build into TREE
+	local tree=$1
+	shift
+	mkdir -p "$tree"
+	dkms add -m utf8val -v "$version" --sourcetree "$root/usr/src" --dkmstree "$tree" 2>&1 &&
+		env "$@" dkms build -m utf8val -v "$version" -k "$abi" --kernelsourcedir "$kdir" \
+			--sourcetree "$root/usr/src" --dkmstree "$tree" 2>&1
+}
+out=$(dkms_build "$work/dkms-no-btf"; cat "$work"/dkms-no-btf/utf8val/"$version"/build/make.log 2>/dev/null)
+ko=$(find "$work/dkms-no-btf" -name utf8val.ko)
+result "$([ -z "$ko" ] && grep -q 'utf8val: no BTF for .*UTF8VAL_BTF_SOURCE' <<<"$out"; echo $?)" \
+	"without the kernel's BTF, DKMS's build stops and says how to give it" "$out"
+out=$(dkms_build "$work/dkms-tree" UTF8VAL_BTF_SOURCE="$kernel/vmlinuz")
 ko=$(find "$work/dkms-tree" -name utf8val.ko)
-result "$([ -n "$ko" ] && modinfo -F version "$ko" | grep -qx "$version"; echo $?)" \
-	"DKMS builds utf8val.ko $version from the package's source against $abi" "$out"
+result "$([ -n "$ko" ] && modinfo -F version "$ko" | grep -qx "$version" &&
+	  readelf -S "$ko" | grep -q '\.BTF_ids'; echo $?)" \
+	"DKMS builds utf8val.ko $version with its BTF from the package's source against $abi" "$out"
+out=$(dkms_build "$work/dkms-no-bpf" UTF8VAL_BPF=n)
+ko=$(find "$work/dkms-no-bpf" -name utf8val.ko)
+result "$([ -n "$ko" ] && ! readelf -S "$ko" | grep -q '\.BTF_ids'; echo $?)" \
+	"with UTF8VAL_BPF=n, DKMS builds it without kfuncs" "$out"
 
 tap_done
