@@ -41,6 +41,8 @@ suite "Debian packages: build, lintian, install, DKMS" tests/test_debian.sh
 for series in 6.1 6.12 6.12-rt arm64-6.1 arm64-6.12 i386-6.1; do
 	suite "guest: Debian $series kernel in qemu" scripts/guest/run "$series" test
 done
+# The BPF sample on a kernel booted without the BPF LSM: it must say so.
+suite "guest: Debian 6.12 without the BPF LSM" env GUEST_ONLY=70 scripts/guest/run 6.12 nolsm
 # 6.12 built from Debian's source twice (a few minutes each), 2 CPUs:
 # once with KASAN, UBSAN, lockdep, kmemleak, KFENCE and KUnit, once with
 # KCSAN (which excludes KASAN); then one failing run per injected bug, to

@@ -390,6 +390,21 @@ static void no_policy(const char *dir, const char *what)
 	result(!wrong, "%s: every invalid name is made", what);
 }
 
+/* Is "bpf" in the active LSMs' list (securityfs mounted)? */
+static bool bpf_lsm_listed(void)
+{
+	char list[512] = "";
+	FILE *f = fopen("/sys/kernel/security/lsm", "r");
+
+	if (f) {
+		if (!fgets(list, sizeof(list), f))
+			list[0] = '\0';
+		fclose(f);
+	}
+	printf("# active LSMs: %s\n", list);
+	return strstr(list, "bpf") != NULL;
+}
+
 static bool mounted_tmpfs(const char *dir)
 {
 	mkdir(dir, 0755);
@@ -425,6 +440,17 @@ int main(int argc, char **argv)
 	       "without securityfs it exits 1 and says to mount it (%d: %.100s)", status, err);
 	free(err);
 	mount("securityfs", "/sys/kernel/security", "securityfs", 0, NULL);
+	/* booted without the BPF LSM (scripts/guest/run SERIES nolsm) */
+	if (!bpf_lsm_listed()) {
+		status = run(NULL, &err);
+		result(status == 1 && strstr(err, "the BPF LSM is not active") &&
+		       strstr(err, "lsm="),
+		       "without the BPF LSM it exits 1 and names lsm= (%d: %.150s)",
+		       status, err);
+		free(err);
+		printf("1..%u\n", tests);
+		return failures ? 1 : 0;
+	}
 	status = run("--bogus", &err);
 	result(status == 2 && strstr(err, "usage: utf8names"),
 	       "an unknown option exits 2 with the usage (%d)", status);

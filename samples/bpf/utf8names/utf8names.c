@@ -68,7 +68,7 @@ static void print_usage(FILE *f)
 static bool bpf_lsm_active(void)
 {
 	static const char lsm_path[] = "/sys/kernel/security/lsm";
-	char list[512], *tok, *save;
+	char list[512], names[512], *tok, *save;
 	ssize_t n;
 	int fd;
 
@@ -83,7 +83,8 @@ static bool bpf_lsm_active(void)
 	close(fd);
 	list[n > 0 ? n : 0] = '\0';
 	list[strcspn(list, "\n")] = '\0';
-	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+	memcpy(names, list, sizeof(names));	/* strtok_r() cuts it up */
+	for (tok = strtok_r(names, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
 		if (!strcmp(tok, "bpf"))
 			return true;
 	fprintf(stderr,
