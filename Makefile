@@ -211,13 +211,19 @@ $(BUILD)/utf8val: tools/utf8val.c $(CORE_HDR) $(BUILD)/libutf8val.a
 # libbpf skeleton (bpftool), and its loader, one static binary that runs
 # from a busybox initramfs; build/kfuncs_test (selftests/bpf), the kfuncs
 # against the reference, the same way. Debian's clang, llvm, bpftool,
-# libbpf-dev, libelf-dev and zlib1g-dev; for the host's CPU.
+# libbpf-dev, libelf-dev and zlib1g-dev.
 UTF8NAMES	:= samples/bpf/utf8names
 BPF_CLANG	?= clang
 BPFTOOL		?= bpftool
 BPF_CFLAGS	:= -g -O2 -Wall -Werror -target bpf \
 		   -I/usr/include/$(shell gcc -dumpmachine)
 BPF_LIBS	:= -lbpf -lelf -lz
+# For another CPU (CROSS_COMPILE=), that CPU's libbpf, libelf and zlib,
+# unpacked by scripts/fetch-sysroot: BPF_SYSROOT=$(scripts/fetch-sysroot
+# arm64 libbpf-dev libelf-dev zlib1g-dev)
+BPF_SYSROOT	?=
+BPF_USER_FLAGS	:= $(if $(BPF_SYSROOT),-isystem $(BPF_SYSROOT)/usr/include \
+		   -L$(BPF_SYSROOT)/usr/lib/$(MACHINE))
 BPF_OBJS	:= $(BUILD)/bpf/utf8names.bpf.o $(BUILD)/bpf/kfuncs.bpf.o
 utf8names: $(BUILD)/utf8names
 bpf: $(BUILD)/utf8names $(BUILD)/kfuncs_test
@@ -231,12 +237,12 @@ $(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
 $(BUILD)/utf8names: $(UTF8NAMES)/utf8names.c $(UTF8NAMES)/utf8names.h \
 		$(BUILD)/bpf/utf8names.skel.h $(BUILD)/libutf8val.a
 	$(CC) $(HOST_CFLAGS) -static -I. -I$(UTF8NAMES) -I$(BUILD)/bpf -o $@ $< \
-		$(BUILD)/libutf8val.a $(BPF_LIBS)
+		$(BUILD)/libutf8val.a $(BPF_USER_FLAGS) $(BPF_LIBS)
 $(BUILD)/kfuncs_test: selftests/bpf/kfuncs_test.c selftests/bpf/kfuncs.h \
 		$(BUILD)/bpf/kfuncs.skel.h selftests/dev_model.c selftests/dev_model.h \
 		tests/reference.c tests/reference.h
 	$(CC) $(HOST_CFLAGS) -static -I. -I$(BUILD)/bpf -o $@ \
-		$(filter %.c,$^) $(BPF_LIBS)
+		$(filter %.c,$^) $(BPF_USER_FLAGS) $(BPF_LIBS)
 
 # --- installation ------------------------------------------------------------
 PREFIX		?= /usr/local

@@ -36,6 +36,9 @@
 #include "utf8names.h"
 #include "utf8names.skel.h"
 
+/* the kernel's "operation not supported" (not user space's ENOTSUP) */
+#define ENOTSUPP	524
+
 static const char *const op_names[UTF8NAMES_NR_OPS] = {
 	[UTF8NAMES_CREATE] = "create",
 	[UTF8NAMES_MKNOD] = "mknod",
@@ -249,6 +252,11 @@ int main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	err = utf8names_bpf__attach(skel);
+	if (err == -ENOTSUPP) {
+		fprintf(stderr, "utf8names: this kernel cannot attach BPF programs to LSM hooks\n");
+		fprintf(stderr, "utf8names: (no BPF trampoline for this CPU: arm64 from 6.4)\n");
+		goto out_free_rb;
+	}
 	if (err) {
 		fprintf(stderr, "utf8names: cannot attach to the LSM hooks: %s\n", strerror(-err));
 		goto out_free_rb;
