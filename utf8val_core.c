@@ -1067,6 +1067,39 @@ enum utf8val_error utf8val_stream_result(const struct utf8val_stream *st,
 
 UTF8VAL_EXPORT(utf8val_stream_result);
 
+/*
+ * utf8val_validate() with @chunk as the length that decides whether a
+ * vector path pays (0: it never does).
+ */
+static enum utf8val_error validate(const void *buf, size_t len,
+				   unsigned int flags,
+				   struct utf8val_result *res, size_t chunk)
+{
+	const u64 *tbl = dfa_table(flags);
+	struct utf8val_stream st;
+	u64 chars = 0;
+	size_t n = 0;
+
+	if (tbl) {
+		n = checked_prefix(tbl, buf, len, chunk, 0, flags, &chars);
+		if (n == len) {
+			if (res)
+				*res = (struct utf8val_result){
+					.valid_up_to = len,
+					.chars = chars,
+				};
+			return UTF8VAL_OK;
+		}
+	}
+	utf8val_stream_init(&st, flags);
+	if (!st.error) {
+		st.pos = n;
+		st.chars = chars;
+		exact_scan(&st, (const u8 *)buf + n, len - n);
+	}
+	return utf8val_stream_result(&st, res);
+}
+
 /**
  * utf8val_validate() - validate a buffer and locate the first error
  * @buf: bytes to validate
@@ -1087,29 +1120,7 @@ enum utf8val_error utf8val_validate(const void *buf, size_t len,
 				    unsigned int flags,
 				    struct utf8val_result *res)
 {
-	const u64 *tbl = dfa_table(flags);
-	struct utf8val_stream st;
-	u64 chars = 0;
-	size_t n = 0;
-
-	if (tbl) {
-		n = checked_prefix(tbl, buf, len, len, 0, flags, &chars);
-		if (n == len) {
-			if (res)
-				*res = (struct utf8val_result){
-					.valid_up_to = len,
-					.chars = chars,
-				};
-			return UTF8VAL_OK;
-		}
-	}
-	utf8val_stream_init(&st, flags);
-	if (!st.error) {
-		st.pos = n;
-		st.chars = chars;
-		exact_scan(&st, (const u8 *)buf + n, len - n);
-	}
-	return utf8val_stream_result(&st, res);
+	return validate(buf, len, flags, res, len);
 }
 
 UTF8VAL_EXPORT(utf8val_validate);
@@ -1130,6 +1141,23 @@ bool utf8val_check(const void *buf, size_t len)
 }
 
 UTF8VAL_EXPORT(utf8val_check);
+
+/*
+ * utf8val_check() and utf8val_validate() on the scalar path only, for
+ * callers that cannot know whether vector registers may be used where
+ * they run (BPF tracing programs: utf8val_bpf.c).
+ */
+bool utf8val_check_scalar(const void *buf, size_t len)
+{
+	return fast_prefix(dfa_strict, buf, len, 0, NULL) == len;
+}
+
+enum utf8val_error utf8val_validate_scalar(const void *buf, size_t len,
+					   unsigned int flags,
+					   struct utf8val_result *res)
+{
+	return validate(buf, len, flags, res, 0);
+}
 
 /**
  * utf8val_errors_init() - start iterating over the errors of a buffer

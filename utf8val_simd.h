@@ -8,6 +8,7 @@
 #define UTF8VAL_SIMD_H
 
 #include "utf8val_types.h"
+#include "utf8val.h"
 
 /* Outside the kernel, the kernel's inlining attributes. */
 #ifndef __KERNEL__
@@ -110,6 +111,12 @@ struct utf8val_simd_impl {
  * Return: the path now in use.
  */
 enum utf8val_path utf8val_simd_select(int path);
+
+/* utf8val_check() and utf8val_validate() that never take a vector path */
+bool utf8val_check_scalar(const void *buf, size_t len);
+enum utf8val_error utf8val_validate_scalar(const void *buf, size_t len,
+					   unsigned int flags,
+					   struct utf8val_result *res);
 
 /**
  * utf8val_simd_path() - the validation path in use

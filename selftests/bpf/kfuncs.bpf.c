@@ -58,6 +58,29 @@ int BPF_PROG(tp_btf_calls)
 	return bpf_utf8val_check(name, sizeof(name));
 }
 
+/*
+ * A buffer that may be NULL: a map lookup the program does not check (the
+ * map is empty). 6.12's verifier refuses it (KF_TRUSTED_ARGS); 6.1's lets
+ * it through, and the kfuncs must then refuse it themselves.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u8[64]);
+} empty SEC(".maps");
+
+SEC("syscall")
+int maybe_null(void *ctx)
+{
+	__u32 key = 0;
+	const __u8 *v = bpf_map_lookup_elem(&empty, &key);
+
+	call.check = bpf_utf8val_check(v, 64);
+	call.ret = bpf_utf8val_validate(v, 64, 0, &call.res);
+	return 0;
+}
+
 /* --- what the verifier must refuse ------------------------------------ */
 
 /*

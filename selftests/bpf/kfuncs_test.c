@@ -9,7 +9,8 @@
  *  - LSM, fentry and tp_btf programs may call them;
  *  - the verifier refuses a size past the buffer, a size it cannot
  *    bound, a result too small, a pointer that is not memory, and a
- *    program type they are not offered to.
+ *    program type they are not offered to; a buffer that may be NULL is
+ *    refused by the verifier (6.12) or by the kfuncs (6.1).
  * Usage: kfuncs_test [ITERATIONS]   (default 20000 calls)
  */
 #include <errno.h>
@@ -187,6 +188,38 @@ static void differential(struct kfuncs_bpf *skel, unsigned int iterations)
 	       i, longs, errors);
 }
 
+/* A buffer that may be NULL: refused by the verifier, or at run time. */
+static void maybe_null(void)
+{
+	struct kfuncs_bpf *skel = kfuncs_bpf__open();
+	struct bpf_program *prog;
+	int err;
+
+	if (!skel) {
+		result(false, "a buffer that may be NULL: open the object");
+		return;
+	}
+	bpf_object__for_each_program(prog, skel->obj)
+		bpf_program__set_autoload(prog, prog == skel->progs.maybe_null);
+	libbpf_log_len = 0;
+	libbpf_log[0] = '\0';
+	err = kfuncs_bpf__load(skel);
+	if (err) {
+		result(strstr(libbpf_log, "-- END PROG LOAD LOG --"),
+		       "the verifier refuses a buffer that may be NULL");
+	} else {
+		LIBBPF_OPTS(bpf_test_run_opts, opts);
+
+		skel->bss->call.check = -1;
+		skel->bss->call.ret = 0;
+		err = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.maybe_null), &opts);
+		result(!err && skel->bss->call.check == 0 && skel->bss->call.ret == -EINVAL,
+		       "a NULL buffer the verifier lets through is refused at run time (check %d, validate %d)",
+		       skel->bss->call.check, skel->bss->call.ret);
+	}
+	kfuncs_bpf__destroy(skel);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -236,6 +269,7 @@ int main(int argc, char **argv)
 		if (err)
 			show_log();
 	}
+	maybe_null();
 	/* refused by the verifier, not by libbpf before it */
 	for (i = 0; i < ARRAY_SIZE(refused); i++) {
 		err = load_only(refused[i].prog);
