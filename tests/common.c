@@ -207,6 +207,12 @@ static bool compare_path(const u8 *buf, size_t len, unsigned int flags,
 		return report("validate(NULL)", buf, len, flags, &want, NULL);
 	if (!flags && utf8val_check(buf, len) != !want.error)
 		return report("check", buf, len, flags, &want, NULL);
+	/* the entries the BPF kfuncs take outside task context */
+	if (utf8val_validate_scalar(buf, len, flags, &got) != want.error ||
+	    !same(&want, &got))
+		return report("validate_scalar", buf, len, flags, &want, &got);
+	if (!flags && utf8val_check_scalar(buf, len) != !want.error)
+		return report("check_scalar", buf, len, flags, &want, NULL);
 	if (!compare_guarded(buf, len, flags, &want))
 		return false;
 
