@@ -7,14 +7,22 @@
  * refused with -EILSEQ and reported through a ring buffer. This program
  * only copies bytes: whether they are UTF-8 is utf8val's answer.
  *
- * The inode hooks, not the path ones: every name a file system is asked
- * to make passes them, whoever asks (open(O_CREAT), mknod(), bind() of a
- * socket, mq_open(), but also nfsd, ksmbd or overlayfs, which the path
- * hooks never see). They know the file system, not the mount.
+ * Which hooks: the path hooks for tasks (open(O_CREAT), mknod(), bind()
+ * of a unix socket, mkdir, symlink, link, rename, io_uring's too); the
+ * inode hooks only for kernel threads, which make names without a path
+ * (nfsd, ksmbd). The inode hooks also run for names a file system makes
+ * for itself, as overlayfs does when it copies up a file or whites one
+ * out under its existing name: refusing those would break old files.
+ * A name that already exists (rename over a file, RENAME_EXCHANGE) is
+ * not new and passes.
  *
- * The loader sets, before loading: audit (report, never refuse), and
+ * The copy of the name is the calling task's own (task storage): a
+ * per-CPU buffer would be shared by tasks that preempt each other. If the
+ * kernel cannot give the task its storage, the name is refused.
+ *
+ * The loader sets, before loading: audit (report, never refuse) and
  * one_fs with fs_dev (only names made on the file system whose device
- * number, as the kernel keeps it, is fs_dev).
+ * number, as the kernel keeps it in super_block.s_dev, is fs_dev).
  */
 #include <stdbool.h>
 #include <linux/bpf.h>
@@ -27,8 +35,13 @@
 #include "utf8names.h"
 
 #define EFAULT		14
+#define ENOMEM		12
 #define ENAMETOOLONG	36
 #define EILSEQ		84
+
+#define PF_KTHREAD	0x00200000	/* include/linux/sched.h, 6.1 and 6.12 */
+#define S_IFMT		00170000
+#define S_IFREG		0100000
 
 /*
  * The kernel's types, only the members read here: CO-RE finds them in the
@@ -40,6 +53,14 @@ struct super_block {
 
 struct inode {
 	struct super_block *i_sb;
+} __attribute__((preserve_access_index));
+
+struct vfsmount {
+	struct super_block *mnt_sb;
+} __attribute__((preserve_access_index));
+
+struct path {
+	struct vfsmount *mnt;
 } __attribute__((preserve_access_index));
 
 struct qstr {
@@ -55,6 +76,11 @@ struct qstr {
 
 struct dentry {
 	struct qstr d_name;
+	struct inode *d_inode;
+} __attribute__((preserve_access_index));
+
+struct task_struct {
+	unsigned int flags;
 } __attribute__((preserve_access_index));
 
 const volatile bool audit;
@@ -66,11 +92,11 @@ struct {
 	__uint(max_entries, 1024 * 1024);
 } events SEC(".maps");
 
-/* one record's room per CPU: too big for the 512-byte BPF stack */
+/* each task's room for one record: too big for the 512-byte BPF stack */
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct utf8names_event);
 } scratch SEC(".maps");
 
@@ -84,9 +110,26 @@ struct {
 
 char LICENSE[] SEC("license") = "GPL";
 
-static bool on_our_fs(const struct inode *dir)
+static int refuse(int err)
 {
-	return !one_fs || BPF_CORE_READ(dir, i_sb, s_dev) == fs_dev;
+	return audit ? 0 : err;
+}
+
+static bool is_kthread(void)
+{
+	return bpf_get_current_task_btf()->flags & PF_KTHREAD;
+}
+
+static bool on_our_fs(const struct super_block *sb)
+{
+	return !one_fs || BPF_CORE_READ(sb, s_dev) == fs_dev;
+}
+
+/* The task's own record, or NULL if the kernel cannot make it. */
+static struct utf8names_event *record(void)
+{
+	return bpf_task_storage_get(&scratch, bpf_get_current_task_btf(), NULL,
+				    BPF_LOCAL_STORAGE_GET_F_CREATE);
 }
 
 /*
@@ -102,7 +145,7 @@ static int check(struct utf8names_event *e, __u32 len, enum utf8names_op op,
 	__u64 id;
 
 	if (len > UTF8NAMES_NAME_MAX)
-		return -ENAMETOOLONG;	/* no kernel makes such a name */
+		return refuse(-ENAMETOOLONG);
 	if (bpf_utf8val_validate(e->name, len, 0, &e->res) == UTF8VAL_OK)
 		return 0;
 	id = bpf_get_current_pid_tgid();
@@ -123,94 +166,168 @@ static int check(struct utf8names_event *e, __u32 len, enum utf8names_op op,
 	return verdict;
 }
 
-/* check_name() - the verdict on the name @dentry will have */
-static int check_name(const struct inode *dir, struct dentry *dentry,
+/* check_name() - the verdict on the new name @dentry is to have */
+static int check_name(const struct super_block *sb, struct dentry *dentry,
 		      enum utf8names_op op)
 {
 	struct utf8names_event *e;
-	const unsigned char *name;
-	__u32 zero = 0;
 	__u32 len;
 
-	if (!on_our_fs(dir))
+	if (!on_our_fs(sb))
 		return 0;
-	e = bpf_map_lookup_elem(&scratch, &zero);
+	if (BPF_CORE_READ(dentry, d_inode))
+		return 0;	/* it exists: not a new name */
+	e = record();
 	if (!e)
-		return 0;
+		return refuse(-ENOMEM);
 	len = BPF_CORE_READ(dentry, d_name.len);
-	name = BPF_CORE_READ(dentry, d_name.name);
 	if (len > UTF8NAMES_NAME_MAX)
-		return -ENAMETOOLONG;
-	if (bpf_probe_read_kernel(e->name, len, name))
-		return -EFAULT;		/* refuse what cannot be read */
+		return refuse(-ENAMETOOLONG);
+	if (bpf_probe_read_kernel(e->name, len, BPF_CORE_READ(dentry, d_name.name)))
+		return refuse(-EFAULT);
 	return check(e, len, op, false);
 }
 
-SEC("lsm/inode_create")
-int BPF_PROG(utf8names_create, struct inode *dir, struct dentry *dentry,
-	     unsigned short mode, int ret)
-{
-	if (ret)
-		return ret;
-	return check_name(dir, dentry, UTF8NAMES_CREATE);
-}
-
-SEC("lsm/inode_mknod")
-int BPF_PROG(utf8names_mknod, struct inode *dir, struct dentry *dentry,
-	     unsigned short mode, unsigned int dev, int ret)
-{
-	if (ret)
-		return ret;
-	return check_name(dir, dentry, UTF8NAMES_MKNOD);
-}
-
-SEC("lsm/inode_mkdir")
-int BPF_PROG(utf8names_mkdir, struct inode *dir, struct dentry *dentry,
-	     unsigned short mode, int ret)
-{
-	if (ret)
-		return ret;
-	return check_name(dir, dentry, UTF8NAMES_MKDIR);
-}
-
-SEC("lsm/inode_symlink")
-int BPF_PROG(utf8names_symlink, struct inode *dir, struct dentry *dentry,
-	     const char *old_name, int ret)
+/* check_target() - the verdict on a new symlink's target */
+static int check_target(const struct super_block *sb, const char *target)
 {
 	struct utf8names_event *e;
-	__u32 zero = 0;
 	long len;
 
-	if (ret)
-		return ret;
-	ret = check_name(dir, dentry, UTF8NAMES_SYMLINK);
-	if (ret || !on_our_fs(dir))
-		return ret;
-	e = bpf_map_lookup_elem(&scratch, &zero);
-	if (!e)
+	if (!on_our_fs(sb))
 		return 0;
-	/* the target: a NUL-terminated path, up to PATH_MAX with its NUL */
-	len = bpf_probe_read_kernel_str(e->name, sizeof(e->name), old_name);
+	e = record();
+	if (!e)
+		return refuse(-ENOMEM);
+	/* a NUL-terminated path; one that fills the buffer is too long */
+	len = bpf_probe_read_kernel_str(e->name, sizeof(e->name), target);
 	if (len <= 0)
-		return -EFAULT;
+		return refuse(-EFAULT);
+	if (len == sizeof(e->name))
+		return refuse(-ENAMETOOLONG);
 	return check(e, len - 1, UTF8NAMES_SYMLINK, true);
 }
 
-SEC("lsm/inode_link")
-int BPF_PROG(utf8names_link, struct dentry *old_dentry, struct inode *dir,
-	     struct dentry *new_dentry, int ret)
+static const struct super_block *path_sb(const struct path *dir)
 {
-	if (ret)
-		return ret;
-	return check_name(dir, new_dentry, UTF8NAMES_LINK);
+	return BPF_CORE_READ(dir, mnt, mnt_sb);
 }
 
-/* RENAME_EXCHANGE: the hook runs for each direction, so both names */
-SEC("lsm/inode_rename")
-int BPF_PROG(utf8names_rename, struct inode *old_dir, struct dentry *old_dentry,
-	     struct inode *new_dir, struct dentry *new_dentry, int ret)
+static const struct super_block *inode_sb(const struct inode *dir)
+{
+	return BPF_CORE_READ(dir, i_sb);
+}
+
+/* --- tasks: the path hooks ------------------------------------------- */
+
+/* open(O_CREAT) and mknod() of a file; mknod() of anything else, bind() */
+SEC("lsm/path_mknod")
+int BPF_PROG(utf8names_path_mknod, const struct path *dir,
+	     struct dentry *dentry, unsigned short mode, unsigned int dev,
+	     int ret)
 {
 	if (ret)
 		return ret;
-	return check_name(new_dir, new_dentry, UTF8NAMES_RENAME);
+	return check_name(path_sb(dir), dentry, (mode & S_IFMT) == S_IFREG ?
+			  UTF8NAMES_CREATE : UTF8NAMES_MKNOD);
+}
+
+SEC("lsm/path_mkdir")
+int BPF_PROG(utf8names_path_mkdir, const struct path *dir,
+	     struct dentry *dentry, unsigned short mode, int ret)
+{
+	if (ret)
+		return ret;
+	return check_name(path_sb(dir), dentry, UTF8NAMES_MKDIR);
+}
+
+SEC("lsm/path_symlink")
+int BPF_PROG(utf8names_path_symlink, const struct path *dir,
+	     struct dentry *dentry, const char *old_name, int ret)
+{
+	if (ret)
+		return ret;
+	ret = check_name(path_sb(dir), dentry, UTF8NAMES_SYMLINK);
+	if (ret)
+		return ret;
+	return check_target(path_sb(dir), old_name);
+}
+
+SEC("lsm/path_link")
+int BPF_PROG(utf8names_path_link, struct dentry *old_dentry,
+	     const struct path *new_dir, struct dentry *new_dentry, int ret)
+{
+	if (ret)
+		return ret;
+	return check_name(path_sb(new_dir), new_dentry, UTF8NAMES_LINK);
+}
+
+SEC("lsm/path_rename")
+int BPF_PROG(utf8names_path_rename, const struct path *old_dir,
+	     struct dentry *old_dentry, const struct path *new_dir,
+	     struct dentry *new_dentry, unsigned int flags, int ret)
+{
+	if (ret)
+		return ret;
+	return check_name(path_sb(new_dir), new_dentry, UTF8NAMES_RENAME);
+}
+
+/* --- kernel threads (nfsd, ksmbd): the inode hooks --------------------- */
+
+SEC("lsm/inode_create")
+int BPF_PROG(utf8names_inode_create, struct inode *dir, struct dentry *dentry,
+	     unsigned short mode, int ret)
+{
+	if (ret || !is_kthread())
+		return ret;
+	return check_name(inode_sb(dir), dentry, UTF8NAMES_CREATE);
+}
+
+SEC("lsm/inode_mknod")
+int BPF_PROG(utf8names_inode_mknod, struct inode *dir, struct dentry *dentry,
+	     unsigned short mode, unsigned int dev, int ret)
+{
+	if (ret || !is_kthread())
+		return ret;
+	return check_name(inode_sb(dir), dentry, UTF8NAMES_MKNOD);
+}
+
+SEC("lsm/inode_mkdir")
+int BPF_PROG(utf8names_inode_mkdir, struct inode *dir, struct dentry *dentry,
+	     unsigned short mode, int ret)
+{
+	if (ret || !is_kthread())
+		return ret;
+	return check_name(inode_sb(dir), dentry, UTF8NAMES_MKDIR);
+}
+
+SEC("lsm/inode_symlink")
+int BPF_PROG(utf8names_inode_symlink, struct inode *dir, struct dentry *dentry,
+	     const char *old_name, int ret)
+{
+	if (ret || !is_kthread())
+		return ret;
+	ret = check_name(inode_sb(dir), dentry, UTF8NAMES_SYMLINK);
+	if (ret)
+		return ret;
+	return check_target(inode_sb(dir), old_name);
+}
+
+SEC("lsm/inode_link")
+int BPF_PROG(utf8names_inode_link, struct dentry *old_dentry, struct inode *dir,
+	     struct dentry *new_dentry, int ret)
+{
+	if (ret || !is_kthread())
+		return ret;
+	return check_name(inode_sb(dir), new_dentry, UTF8NAMES_LINK);
+}
+
+SEC("lsm/inode_rename")
+int BPF_PROG(utf8names_inode_rename, struct inode *old_dir,
+	     struct dentry *old_dentry, struct inode *new_dir,
+	     struct dentry *new_dentry, int ret)
+{
+	if (ret || !is_kthread())
+		return ret;
+	return check_name(inode_sb(new_dir), new_dentry, UTF8NAMES_RENAME);
 }

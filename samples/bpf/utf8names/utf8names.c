@@ -8,7 +8,9 @@
  *   utf8names [--audit] [--mount DIR]
  *
  * --mount DIR limits it to the file system mounted at DIR (and so to each
- * of its mounts: bind mounts share it).
+ * of its mounts: bind mounts share it). The policy lives as long as this
+ * process: SIGHUP and SIGPIPE are ignored, so that neither a closed
+ * terminal nor a reader that went away ends it.
  *
  * One line per refusal on standard output, such as
  *   refused op=mkdir pid=42 uid=0 comm=sh name=caf\xc3 offset=3 len=1 error=incomplete
@@ -25,8 +27,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -49,6 +52,8 @@ static const char *const op_names[UTF8NAMES_NR_OPS] = {
 };
 
 static volatile sig_atomic_t stop;
+/* reports that could not be written to standard output */
+static unsigned long long unwritten;
 
 static void on_signal(int sig)
 {
@@ -63,8 +68,24 @@ static void print_usage(FILE *f)
 		"Refuse new file names that are not strict UTF-8 (RFC 3629) with EILSEQ,\n"
 		"and print each refusal, until SIGINT or SIGTERM.\n"
 		"  --audit      allow them, only print them (\"audited\")\n"
-		"  --mount DIR  only names made on the file system DIR is on\n"
+		"  --mount DIR  only names made on the file system mounted at DIR\n"
 		"Needs utf8val.ko with its kfuncs and the BPF LSM (\"bpf\" in lsm=).\n");
+}
+
+/* May this process load a BPF LSM program? Says why not, if not. */
+static bool privileged(void)
+{
+	struct __user_cap_header_struct head = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[2] = { 0 };
+
+	if (syscall(SYS_capget, &head, data))
+		return true;	/* let the kernel say */
+	if ((data[CAP_MAC_ADMIN / 32].effective & (1u << (CAP_MAC_ADMIN % 32))) &&
+	    ((data[CAP_BPF / 32].effective & (1u << (CAP_BPF % 32))) ||
+	     (data[CAP_SYS_ADMIN / 32].effective & (1u << (CAP_SYS_ADMIN % 32)))))
+		return true;
+	fprintf(stderr, "utf8names: needs root (CAP_BPF, CAP_PERFMON and CAP_MAC_ADMIN)\n");
+	return false;
 }
 
 /* Is "bpf" one of the active LSMs? Says why not, if not. */
@@ -111,18 +132,40 @@ static bool kfuncs_present(void)
 }
 
 /*
- * The device number of the file system DIR is on, as the kernel keeps it
- * (super_block.s_dev: major in the top 12 bits, minor in the low 20).
+ * The device number of the file system mounted at DIR, as the kernel
+ * keeps it (super_block.s_dev: major in the top 12 bits, minor in the low
+ * 20). Not stat()'s st_dev, which on btrfs is the subvolume's: the
+ * mount's line in /proc/self/mountinfo, found by its mount id.
  */
 static bool fs_dev_of(const char *dir, __u32 *dev)
 {
-	struct stat st;
+	unsigned int id, major, minor;
+	struct statx stx;
+	char line[4096];
+	bool found = false;
+	FILE *f;
 
-	if (stat(dir, &st)) {
+	if (statx(AT_FDCWD, dir, 0, STATX_TYPE | STATX_MNT_ID, &stx)) {
 		fprintf(stderr, "utf8names: %s: %s\n", dir, strerror(errno));
 		return false;
 	}
-	*dev = (__u32)major(st.st_dev) << 20 | minor(st.st_dev);
+	if (!S_ISDIR(stx.stx_mode) || !(stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) ||
+	    !(stx.stx_attributes & STATX_ATTR_MOUNT_ROOT) || !(stx.stx_mask & STATX_MNT_ID)) {
+		fprintf(stderr, "utf8names: %s is not a mount point\n", dir);
+		return false;
+	}
+	f = fopen("/proc/self/mountinfo", "r");
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "%u %*u %u:%u", &id, &major, &minor) == 3 &&
+			id == stx.stx_mnt_id;
+	if (f)
+		fclose(f);
+	if (!found) {
+		fprintf(stderr, "utf8names: %s: mount %llu is not in /proc/self/mountinfo\n",
+			dir, (unsigned long long)stx.stx_mnt_id);
+		return false;
+	}
+	*dev = major << 20 | minor;
 	return true;
 }
 
@@ -157,7 +200,11 @@ static int on_event(void *ctx, void *data, size_t size)
 	print_bytes(e->name, e->len);
 	printf(" offset=%llu len=%u error=%s\n", e->res.valid_up_to,
 	       e->res.error_len, utf8val_error_name(e->res.error));
-	fflush(stdout);
+	if (fflush(stdout) || ferror(stdout)) {
+		if (!unwritten++)
+			fprintf(stderr, "utf8names: cannot write reports: %s\n", strerror(errno));
+		clearerr(stdout);
+	}
 	return 0;
 }
 
@@ -189,6 +236,17 @@ static unsigned long long lost_events(struct utf8names_bpf *skel)
 	return sum;
 }
 
+/* Says so when reports were lost since the last time. */
+static void report_lost(struct utf8names_bpf *skel, unsigned long long *seen)
+{
+	unsigned long long now = lost_events(skel);
+
+	if (now > *seen)
+		fprintf(stderr, "utf8names: %llu reports lost so far (the ring buffer was full)\n",
+			now);
+	*seen = now;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -201,6 +259,7 @@ int main(int argc, char **argv)
 	struct utf8names_bpf *skel;
 	const char *mount = NULL;
 	bool audit = false;
+	unsigned long long lost = 0;
 	int opt, err, status = 1;
 	__u32 fs_dev = 0;
 
@@ -226,7 +285,7 @@ int main(int argc, char **argv)
 	}
 	if (mount && !fs_dev_of(mount, &fs_dev))
 		return 2;
-	if (!bpf_lsm_active() || !kfuncs_present())
+	if (!privileged() || !bpf_lsm_active() || !kfuncs_present())
 		return 1;
 
 	libbpf_set_print(libbpf_print);
@@ -251,6 +310,8 @@ int main(int argc, char **argv)
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
 	err = utf8names_bpf__attach(skel);
 	if (err == -ENOTSUPP) {
 		fprintf(stderr, "utf8names: this kernel cannot attach BPF programs to LSM hooks\n");
@@ -271,13 +332,17 @@ int main(int argc, char **argv)
 			fprintf(stderr, "utf8names: reading the ring buffer: %s\n", strerror(-err));
 			goto out_free_rb;
 		}
+		report_lost(skel, &lost);
 	}
 	/* what arrived before the signal */
 	ring_buffer__consume(rb);
 	status = 0;
-	if (lost_events(skel))
-		fprintf(stderr, "utf8names: %llu reports not printed (the ring buffer was full)\n",
-			lost_events(skel));
+	report_lost(skel, &lost);
+	if (lost || unwritten)
+		fprintf(stderr, "utf8names: %llu reports not printed (the ring buffer was full)%s",
+			lost, unwritten ? "" : "\n");
+	if (unwritten)
+		fprintf(stderr, ", %llu not written\n", unwritten);
 out_free_rb:
 	ring_buffer__free(rb);
 out_destroy:

@@ -7,8 +7,11 @@
 #ifndef UTF8NAMES_H
 #define UTF8NAMES_H
 
-/* The longest name or symlink target checked; PATH_MAX, NUL included. */
-#define UTF8NAMES_NAME_MAX	4096
+/*
+ * The room for a name or a symlink target: PATH_MAX (4096, NUL included)
+ * and one more byte, to tell a longer target.
+ */
+#define UTF8NAMES_NAME_MAX	4097
 
 /* the operation that would have made the name */
 enum utf8names_op {
