@@ -153,13 +153,21 @@ static int stop(struct policy *p, int sig, char **out, char **err)
 }
 
 /* Run it to its end: its exit status and messages. */
-static int run(const char *arg, char **err)
+static int run_args(const char *arg1, const char *arg2, char **err)
 {
 	struct policy p;
 	char *out;
+	int status;
 
-	start_policy(&p, arg, NULL);
-	return stop(&p, 0, &out, err);
+	start_policy(&p, arg1, arg2);
+	status = stop(&p, 0, &out, err);
+	free(out);
+	return status;
+}
+
+static int run(const char *arg, char **err)
+{
+	return run_args(arg, NULL, err);
 }
 
 /* --- the names --------------------------------------------------------- */
@@ -678,6 +686,27 @@ int main(int argc, char **argv)
 		       printed, unprinted);
 	}
 	free(out);
+	free(err);
+
+	/* Signals that must not end the policy: a closed terminal, a reader gone. */
+	ready = start_policy(&p, NULL, NULL);
+	kill(p.pid, SIGHUP);
+	close(p.out);		/* its reports now have nowhere to go */
+	p.out = open("/dev/null", O_RDONLY);
+	usleep(300000);
+	refused = make("/tmp/un", MKDIR, invalid[1].name) == EILSEQ &&
+		  make("/tmp/un", CREATE, invalid[2].name) == EILSEQ;
+	status = stop(&p, SIGTERM, &out, &err);
+	result(ready && refused && status == 0 && strstr(err, "cannot write reports") &&
+	       strstr(err, "2 not written"),
+	       "SIGHUP and a reader gone (SIGPIPE) do not end it; it counts what it could not write (%d)",
+	       status);
+	free(out);
+	free(err);
+	mkdir("/tmp/un/sub", 0755);
+	status = run_args("--mount", "/tmp/un/sub", &err);
+	result(status == 2 && strstr(err, "is not a mount point"),
+	       "--mount with a directory that is not a mount point exits 2 (%d)", status);
 	free(err);
 
 	/* Racing tasks on one CPU, each with its own name. */
