@@ -46,20 +46,6 @@
 
 static const char *loader = "/bin/utf8names";
 static const char *module = "/lib/modules/utf8val.ko";
-static unsigned int tests, failures;
-
-static void result(bool pass, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %u - ", pass ? "" : "not ", ++tests);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-	failures += !pass;
-}
 
 /* --- the loader, as a child process ------------------------------------- */
 
@@ -316,7 +302,7 @@ static void check_output(const char *what, const char *out)
 
 	while (expected && out[i] && out[i] == expected[i])
 		i++;
-	result(expected && !strcmp(out, expected),
+	tap_ok(expected && !strcmp(out, expected),
 	       "%s: every refusal printed, as the reference validator sees it", what);
 	if (!expected || strcmp(out, expected)) {
 		while (i && out[i - 1] != '\n')
@@ -352,7 +338,7 @@ static void valid_names_pass(const char *dir, const char *what)
 			}
 			remove_made(dir, op, name);
 		}
-	result(!failed, "%s: valid names are created, renamed, linked and symlinked", what);
+	tap_ok(!failed, "%s: valid names are created, renamed, linked and symlinked", what);
 }
 
 /*
@@ -378,7 +364,7 @@ static void invalid_names(const char *dir, const char *what, bool audit)
 				remove_made(dir, op, invalid[i].name);
 			expect(audit ? "audited" : "refused", op, invalid[i].name);
 		}
-		result(!wrong, "%s: %s names %s by every operation", what,
+		tap_ok(!wrong, "%s: %s names %s by every operation", what,
 		       invalid[i].kind,
 		       audit ? "are made (audit)" : "are refused with EILSEQ");
 	}
@@ -400,7 +386,7 @@ static void no_policy(const char *dir, const char *what)
 			}
 			remove_made(dir, op, invalid[i].name);
 		}
-	result(!wrong, "%s: every invalid name is made", what);
+	tap_ok(!wrong, "%s: every invalid name is made", what);
 }
 
 /* Can this kernel attach BPF to LSM hooks (a BPF trampoline)? */
@@ -446,7 +432,7 @@ static void old_names_stay(const char *dir)
 		err = errno;
 	else if (rename(other, old))
 		err = errno;
-	result(!err, "an old invalid name can be exchanged and renamed over (%s)",
+	tap_ok(!err, "an old invalid name can be exchanged and renamed over (%s)",
 	       err > 0 ? strerror(err) : err ? "it was not made before the policy" : "done");
 	unlink(old);
 	unlink(other);
@@ -513,7 +499,7 @@ static void race_verdicts(const char *dir)
 		fclose(f);
 	for (i = 0; i < racers; i++)
 		waitpid(pids[i], NULL, 0);
-	result(!bad, "%d processes on one CPU, invalid names against valid: each its own verdict",
+	tap_ok(!bad, "%d processes on one CPU, invalid names against valid: each its own verdict",
 	       racers);
 }
 
@@ -548,38 +534,36 @@ int main(int argc, char **argv)
 	/* Its errors first: securityfs is not mounted yet. */
 	umount("/sys/kernel/security");
 	status = run(NULL, &err);
-	result(status == 1 && strstr(err, "is securityfs mounted?"),
+	tap_ok(status == 1 && strstr(err, "is securityfs mounted?"),
 	       "without securityfs it exits 1 and says to mount it (%d: %.100s)", status, err);
 	free(err);
 	mount("securityfs", "/sys/kernel/security", "securityfs", 0, NULL);
 	/* booted without the BPF LSM (scripts/guest/run SERIES nolsm) */
 	if (!bpf_lsm_listed()) {
 		status = run(NULL, &err);
-		result(status == 1 && strstr(err, "the BPF LSM is not active") &&
+		tap_ok(status == 1 && strstr(err, "the BPF LSM is not active") &&
 		       strstr(err, "lsm="),
 		       "without the BPF LSM it exits 1 and names lsm= (%d: %.150s)",
 		       status, err);
 		free(err);
-		printf("1..%u\n", tests);
-		return failures ? 1 : 0;
+		return tap_plan();
 	}
 	/* arm64 attaches BPF to LSM hooks from 6.4 (BPF trampolines) */
 	if (!can_attach_lsm()) {
 		status = run(NULL, &err);
-		result(status == 1 && strstr(err, "cannot attach BPF programs to LSM hooks"),
+		tap_ok(status == 1 && strstr(err, "cannot attach BPF programs to LSM hooks"),
 		       "where the kernel cannot attach LSM programs, it exits 1 and says so (%d: %.150s)",
 		       status, err);
 		free(err);
-		printf("1..%u\n", tests);
-		return failures ? 1 : 0;
+		return tap_plan();
 	}
 	status = run("--bogus", &err);
-	result(status == 2 && strstr(err, "usage: utf8names"),
+	tap_ok(status == 2 && strstr(err, "usage: utf8names"),
 	       "an unknown option exits 2 with the usage (%d)", status);
 	free(err);
 
 	if (!mounted_tmpfs("/tmp/un") || !mounted_tmpfs("/tmp/other")) {
-		result(false, "mount two tmpfs: %s", strerror(errno));
+		tap_ok(false, "mount two tmpfs: %s", strerror(errno));
 		return 1;
 	}
 	no_policy("/tmp/un", "before the policy");
@@ -587,7 +571,7 @@ int main(int argc, char **argv)
 
 	/* Enforcing, everywhere. */
 	ready = start_policy(&p, NULL, NULL);
-	result(ready, "utf8names starts enforcing");
+	tap_ok(ready, "utf8names starts enforcing");
 	valid_names_pass("/tmp/un", "enforcing");
 	invalid_names("/tmp/un", "enforcing", false);
 	/* the longest names: 255 bytes, the error at the end; a target of 4000 */
@@ -606,7 +590,7 @@ int main(int argc, char **argv)
 	long_name[4000] = '\0';
 	refused = refused && make("/tmp/un", SYMLINK_TARGET, long_name) == EILSEQ;
 	expect("refused", SYMLINK_TARGET, long_name);
-	result(refused, "a 255-byte name and a 4000-byte target are checked whole");
+	tap_ok(refused, "a 255-byte name and a 4000-byte target are checked whole");
 	free(long_name);
 
 	/* bind() of a unix socket makes a name too */
@@ -620,20 +604,20 @@ int main(int argc, char **argv)
 			       errno == EILSEQ;
 		close(fd);
 		expect("refused", MKNOD, "sock\xf0\x80");
-		result(bind_refused, "bind() of a unix socket to an invalid name is refused");
+		tap_ok(bind_refused, "bind() of a unix socket to an invalid name is refused");
 	}
 	old_names_stay("/tmp/un");
 
 	/* The module stays while the policy calls it. */
 	delete_rc = syscall(SYS_delete_module, "utf8val", O_NONBLOCK);
-	result(delete_rc == -1 && (errno == EWOULDBLOCK || errno == EBUSY) &&
+	tap_ok(delete_rc == -1 && (errno == EWOULDBLOCK || errno == EBUSY) &&
 	       make("/tmp/un", MKDIR, invalid[0].name) == EILSEQ,
 	       "utf8val.ko cannot be unloaded while the policy uses it, which still refuses (%s)",
 	       delete_rc ? strerror(errno) : "it was unloaded");
 	expect("refused", MKDIR, invalid[0].name);
 
 	status = stop(&p, SIGTERM, &out, &err);
-	result(status == 0 && strstr(err, "detached"),
+	tap_ok(status == 0 && strstr(err, "detached"),
 	       "SIGTERM detaches it, status 0 (%d)", status);
 	check_output("enforcing", out);
 	free(out);
@@ -644,7 +628,7 @@ int main(int argc, char **argv)
 	ready = start_policy(&p, "--audit", NULL);
 	invalid_names("/tmp/un", "audit", true);
 	status = stop(&p, SIGINT, &out, &err);
-	result(ready && status == 0, "utf8names --audit runs until SIGINT (%d)", status);
+	tap_ok(ready && status == 0, "utf8names --audit runs until SIGINT (%d)", status);
 	check_output("audit", out);
 	free(out);
 	free(err);
@@ -655,7 +639,7 @@ int main(int argc, char **argv)
 	invalid_names("/tmp/un", "--mount, on its file system", false);
 	no_policy("/tmp/other", "--mount, on another file system");
 	status = stop(&p, SIGTERM, &out, &err);
-	result(ready && status == 0, "utf8names --mount DIR runs until SIGTERM (%d)", status);
+	tap_ok(ready && status == 0, "utf8names --mount DIR runs until SIGTERM (%d)", status);
 	check_output("--mount", out);
 	free(out);
 	free(err);
@@ -681,7 +665,7 @@ int main(int argc, char **argv)
 				lost--;
 			unprinted = strtoull(lost + 1, NULL, 10);
 		}
-		result(ready && status == 0 && refused == 5000 && printed + unprinted == 5000,
+		tap_ok(ready && status == 0 && refused == 5000 && printed + unprinted == 5000,
 		       "5000 refusals in a burst: all refused, %llu printed, %llu counted as not printed",
 		       printed, unprinted);
 	}
@@ -697,7 +681,7 @@ int main(int argc, char **argv)
 	refused = make("/tmp/un", MKDIR, invalid[1].name) == EILSEQ &&
 		  make("/tmp/un", CREATE, invalid[2].name) == EILSEQ;
 	status = stop(&p, SIGTERM, &out, &err);
-	result(ready && refused && status == 0 && strstr(err, "cannot write reports") &&
+	tap_ok(ready && refused && status == 0 && strstr(err, "cannot write reports") &&
 	       strstr(err, "2 not written"),
 	       "SIGHUP and a reader gone (SIGPIPE) do not end it; it counts what it could not write (%d)",
 	       status);
@@ -705,7 +689,7 @@ int main(int argc, char **argv)
 	free(err);
 	mkdir("/tmp/un/sub", 0755);
 	status = run_args("--mount", "/tmp/un/sub", &err);
-	result(status == 2 && strstr(err, "is not a mount point"),
+	tap_ok(status == 2 && strstr(err, "is not a mount point"),
 	       "--mount with a directory that is not a mount point exits 2 (%d)", status);
 	free(err);
 
@@ -713,7 +697,7 @@ int main(int argc, char **argv)
 	ready = start_policy(&p, NULL, NULL);
 	race_verdicts("/tmp/un");
 	status = stop(&p, SIGTERM, &out, &err);
-	result(ready && status == 0, "the policy ran through the race (%d)", status);
+	tap_ok(ready && status == 0, "the policy ran through the race (%d)", status);
 	free(out);
 	free(err);
 
@@ -724,10 +708,10 @@ int main(int argc, char **argv)
 			break;
 		usleep(100000);	/* the program is freed after an RCU grace period */
 	}
-	result(!delete_rc, "utf8val.ko unloads once the policy is gone (%s)",
+	tap_ok(!delete_rc, "utf8val.ko unloads once the policy is gone (%s)",
 	       delete_rc ? strerror(errno) : "unloaded");
 	status = run(NULL, &err);
-	result(status == 1 && strstr(err, "utf8val.ko is not loaded"),
+	tap_ok(status == 1 && strstr(err, "utf8val.ko is not loaded"),
 	       "without utf8val.ko it exits 1 and says so (%d: %.100s)", status, err);
 	free(err);
 	{
@@ -735,12 +719,11 @@ int main(int argc, char **argv)
 
 		bool loaded = fd >= 0 && !syscall(SYS_finit_module, fd, "", 0);
 
-		result(loaded, "utf8val.ko loads again (%s)", loaded ? "loaded" : strerror(errno));
+		tap_ok(loaded, "utf8val.ko loads again (%s)", loaded ? "loaded" : strerror(errno));
 		if (fd >= 0)
 			close(fd);
 	}
 	umount("/tmp/un");
 	umount("/tmp/other");
-	printf("1..%u\n", tests);
-	return failures ? 1 : 0;
+	return tap_plan();
 }

@@ -28,22 +28,8 @@
 #include "kfuncs.h"
 #include "kfuncs.skel.h"
 
-static unsigned int tests, failures;
 static char libbpf_log[1 << 16];
 static size_t libbpf_log_len;
-
-static void result(bool pass, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %u - ", pass ? "" : "not ", ++tests);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-	failures += !pass;
-}
 
 /* libbpf's messages (the verifier's log among them), kept for failures */
 static int keep_log(enum libbpf_print_level level, const char *fmt, va_list args)
@@ -183,7 +169,7 @@ static void differential(struct kfuncs_bpf *skel, unsigned int iterations)
 			wrong++;
 		}
 	}
-	result(!wrong && i == iterations,
+	tap_ok(!wrong && i == iterations,
 	       "%u calls from a syscall program (%u of 4 KiB to 64 KiB, %u errors) answer as the reference does, under every flag",
 	       i, longs, errors);
 }
@@ -196,7 +182,7 @@ static void maybe_null(void)
 	int err;
 
 	if (!skel) {
-		result(false, "a buffer that may be NULL: open the object");
+		tap_ok(false, "a buffer that may be NULL: open the object");
 		return;
 	}
 	bpf_object__for_each_program(prog, skel->obj)
@@ -205,7 +191,7 @@ static void maybe_null(void)
 	libbpf_log[0] = '\0';
 	err = kfuncs_bpf__load(skel);
 	if (err) {
-		result(strstr(libbpf_log, "-- END PROG LOAD LOG --"),
+		tap_ok(strstr(libbpf_log, "-- END PROG LOAD LOG --"),
 		       "the verifier refuses a buffer that may be NULL");
 	} else {
 		LIBBPF_OPTS(bpf_test_run_opts, opts);
@@ -213,7 +199,7 @@ static void maybe_null(void)
 		skel->bss->call.check = -1;
 		skel->bss->call.ret = 0;
 		err = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.maybe_null), &opts);
-		result(!err && skel->bss->call.check == 0 && skel->bss->call.ret == -EINVAL,
+		tap_ok(!err && skel->bss->call.check == 0 && skel->bss->call.ret == -EINVAL,
 		       "a NULL buffer the verifier lets through is refused at run time (check %d, validate %d)",
 		       skel->bss->call.check, skel->bss->call.ret);
 	}
@@ -255,7 +241,7 @@ int main(int argc, char **argv)
 			bpf_program__set_autoload(prog, prog == skel->progs.run);
 	}
 	err = skel ? kfuncs_bpf__load(skel) : -errno;
-	result(!err, "a syscall program that calls both kfuncs loads (%s)",
+	tap_ok(!err, "a syscall program that calls both kfuncs loads (%s)",
 	       err ? strerror(-err) : "loaded");
 	if (err)
 		show_log();
@@ -265,7 +251,7 @@ int main(int argc, char **argv)
 
 	for (i = 0; i < ARRAY_SIZE(allowed); i++) {
 		err = load_only(allowed[i].prog);
-		result(!err, "%s may call them", allowed[i].what);
+		tap_ok(!err, "%s may call them", allowed[i].what);
 		if (err)
 			show_log();
 	}
@@ -273,11 +259,10 @@ int main(int argc, char **argv)
 	/* refused by the verifier, not by libbpf before it */
 	for (i = 0; i < ARRAY_SIZE(refused); i++) {
 		err = load_only(refused[i].prog);
-		result(err && strstr(libbpf_log, "-- END PROG LOAD LOG --"),
+		tap_ok(err && strstr(libbpf_log, "-- END PROG LOAD LOG --"),
 		       "the verifier refuses %s", refused[i].what);
 		if (!err || !strstr(libbpf_log, "-- END PROG LOAD LOG --"))
 			show_log();
 	}
-	printf("1..%u\n", tests);
-	return failures ? 1 : 0;
+	return tap_plan();
 }
