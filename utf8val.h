@@ -15,6 +15,10 @@
 
 #ifdef __KERNEL__
 #include <linux/types.h>
+#elif defined(__bpf__)
+/* BPF programs: size_t only, beside vmlinux.h's own types */
+#define __need_size_t
+#include <stddef.h>
 #else
 #include <stddef.h>
 #endif

@@ -29,6 +29,8 @@
 #include <linux/btf_ids.h>
 #include <linux/init.h>
 #include <linux/module.h>
+#include <linux/hardirq.h>
+#include <linux/irqflags.h>
 #include <linux/preempt.h>
 
 #include "utf8val.h"
@@ -53,17 +55,24 @@
 
 /*
  * A vector path only in plain task context: a tracing program may run
- * inside the FPU code itself (with bottom halves or preemption off),
- * where kernel_fpu_begin() would save registers that are half switched.
+ * inside the kernel's own FPU code, with bottom halves or preemption off
+ * (fpregs_lock() on x86, get_cpu_fpsimd_context() on arm64), where
+ * kernel_fpu_begin() would save registers that are half switched. Where
+ * preempt_disable() is not counted (Debian's arm64 kernels), those
+ * sections still show: they disable bottom halves (x86, arm64 6.12) or
+ * mark the CPU busy for may_use_simd() (arm64 6.1).
  */
 static bool vectors_allowed(void)
 {
-	return preemptible();
+	if (IS_ENABLED(CONFIG_PREEMPT_COUNT))
+		return preemptible();
+	return !in_interrupt() && !irqs_disabled();
 }
 
 /**
  * bpf_utf8val_check() - is a buffer strict UTF-8 (RFC 3629)?
- * @buf: the bytes, in memory the program may read
+ * @buf: the bytes, in the program's own writable memory (stack, map
+ *	value, ring buffer record; not .rodata)
  * @buf__sz: their number; the verifier checks @buf holds that many
  *
  * The kfunc form of utf8val_check(). It returns int, not bool, because a
@@ -85,7 +94,8 @@ __bpf_kfunc int bpf_utf8val_check(const u8 *buf, u32 buf__sz)
 
 /**
  * bpf_utf8val_validate() - validate a buffer and say where and why it fails
- * @buf: the bytes, in memory the program may read
+ * @buf: the bytes, in the program's own writable memory (stack, map
+ *	value, ring buffer record; not .rodata)
  * @buf__sz: their number; the verifier checks @buf holds that many
  * @flags: %UTF8VAL_* flags from utf8val.h, 0 for strict RFC 3629
  * @res: filled in whatever the verdict (see utf8val_validate())

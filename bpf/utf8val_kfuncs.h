@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * utf8val's kfuncs, for BPF programs (clang -target bpf, libbpf): include
- * this after bpf_helpers.h, with utf8val.h for the flags, the errors and
- * struct utf8val_result. utf8val.ko must be loaded, built with its BTF;
- * Documentation/utf8val.rst describes the contract, and
- * samples/bpf/utf8names shows a policy that uses them.
+ * this after vmlinux.h or linux/bpf.h and bpf/bpf_helpers.h, and after
+ * utf8val.h, which has the flags, the errors and struct utf8val_result.
+ * The program's license must be GPL-compatible. utf8val.ko must be
+ * loaded, built with its BTF; Documentation/utf8val.rst describes the
+ * contract, and samples/bpf/utf8names shows a policy that uses them.
  *
  * Callable from LSM, tracing (fentry, fexit, tp_btf, iterators) and
- * syscall programs. Each buffer is read-only memory the verifier can
- * bound (stack, map value, ring buffer record) with its size next to it.
+ * syscall programs. Each buffer is the program's own writable memory
+ * (stack, map value, ring buffer record; not .rodata), its size next to
+ * it, bounded where the verifier can see it.
  */
 #ifndef UTF8VAL_KFUNCS_H
 #define UTF8VAL_KFUNCS_H

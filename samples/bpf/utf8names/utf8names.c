@@ -69,7 +69,11 @@ static void print_usage(FILE *f)
 		"and print each refusal, until SIGINT or SIGTERM.\n"
 		"  --audit      allow them, only print them (\"audited\")\n"
 		"  --mount DIR  only names made on the file system mounted at DIR\n"
-		"Needs utf8val.ko with its kfuncs and the BPF LSM (\"bpf\" in lsm=).\n");
+		"One line per refusal on standard output:\n"
+		"  refused op=mkdir pid=42 uid=0 comm=sh name=caf\\xe9 offset=3 len=1 error=incomplete\n"
+		"Needs root, utf8val.ko with its kfuncs and the BPF LSM (\"bpf\" in lsm=).\n"
+		"Exit status: 0 after SIGINT or SIGTERM, 1 if the policy cannot be loaded,\n"
+		"2 for a usage error or a DIR that is not a mount point.\n");
 }
 
 /* May this process load a BPF LSM program? Says why not, if not. */
@@ -84,7 +88,7 @@ static bool privileged(void)
 	    ((data[CAP_BPF / 32].effective & (1u << (CAP_BPF % 32))) ||
 	     (data[CAP_SYS_ADMIN / 32].effective & (1u << (CAP_SYS_ADMIN % 32)))))
 		return true;
-	fprintf(stderr, "utf8names: needs root (CAP_BPF, CAP_PERFMON and CAP_MAC_ADMIN)\n");
+	fprintf(stderr, "utf8names: needs root (CAP_MAC_ADMIN, and CAP_BPF or CAP_SYS_ADMIN)\n");
 	return false;
 }
 
@@ -123,7 +127,8 @@ static bool kfuncs_present(void)
 	if (!access("/sys/kernel/btf/utf8val", F_OK))
 		return true;
 	if (access("/sys/module/utf8val", F_OK)) {
-		fprintf(stderr, "utf8names: utf8val.ko is not loaded (modprobe utf8val)\n");
+		fprintf(stderr, "utf8names: utf8val.ko is not loaded\n");
+		fprintf(stderr, "utf8names: (modprobe utf8val, or insmod utf8val.ko)\n");
 	} else {
 		fprintf(stderr, "utf8names: utf8val.ko has no BTF, so no kfuncs\n");
 		fprintf(stderr, "utf8names: (UTF8VAL_BPF=n, or no module BTF in this kernel)\n");

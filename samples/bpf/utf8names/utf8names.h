@@ -15,7 +15,7 @@
 
 /* the operation that would have made the name */
 enum utf8names_op {
-	UTF8NAMES_CREATE,	/* open(O_CREAT), mknod() of a file, mq_open() */
+	UTF8NAMES_CREATE,	/* open(O_CREAT), mknod() of a file */
 	UTF8NAMES_MKNOD,	/* mknod() of a device or FIFO, bind() of a socket */
 	UTF8NAMES_MKDIR,
 	UTF8NAMES_SYMLINK,	/* the link's name, or (what) its target */
