@@ -104,55 +104,48 @@ scripts=$(dpkg-deb -I "$work"/utf8val-dkms_"$version"_all.deb postinst 2>&1) &&
 result $? "utf8val-dkms depends on dkms, and its postinst hands the module to it" "$scripts"
 kernel=$("$top/scripts/guest/fetch-kernel" 6.12)
 abi=$(basename "$kernel")
-kdir=$(readlink -f "$kernel/build")
-# Debian's headers carry no vmlinux: without the kernel's BTF, DKMS's
-# build stops and says where to give it; with the kernel's image, the
-# module has BTF and its kfuncs.
-dkms_build() {	# dkms_build TREE [ENV...]: dkms add and build into TREE
-	local tree=$1
-	shift
+# The kfuncs need the kernel's BTF as vmlinux in the build tree. Debian's
+# 6.12 headers ship one (its BTF alone); 6.1's ship none, nor
+# resolve_btfids. DKMS builds against 6.12 as it is; against 6.1 it stops
+# and says what to set (in the settings file, as a user of DKMS would),
+# then builds with them.
+dkms_build() {	# dkms_build TREE KERNEL [ENV...]: dkms add and build into TREE
+	local tree=$1 kernel=$2
+	shift 2
 	mkdir -p "$tree"
 	dkms add -m utf8val -v "$version" --sourcetree "$root/usr/src" --dkmstree "$tree" 2>&1 &&
-		env "$@" dkms build -m utf8val -v "$version" -k "$abi" --kernelsourcedir "$kdir" \
+		env UTF8VAL_DKMS_SETTINGS=/nonexistent "$@" dkms build -m utf8val -v "$version" \
+			-k "$(basename "$kernel")" --kernelsourcedir "$(readlink -f "$kernel/build")" \
 			--sourcetree "$root/usr/src" --dkmstree "$tree" 2>&1
+	cat "$tree/utf8val/$version/build/make.log" 2>/dev/null
 }
-out=$(dkms_build "$work/dkms-no-btf" UTF8VAL_DKMS_SETTINGS=/nonexistent; cat "$work"/dkms-no-btf/utf8val/"$version"/build/make.log 2>/dev/null)
-ko=$(find "$work/dkms-no-btf" -name utf8val.ko)
-result "$([ -z "$ko" ] && grep -q 'utf8val: cannot build the BPF kfuncs' <<<"$out" &&
-	  grep -q 'UTF8VAL_BTF_SOURCE=' <<<"$out"; echo $?)" \
-	"without the kernel's BTF, DKMS's build stops and says how to give it" "$out"
-out=$(dkms_build "$work/dkms-tree" UTF8VAL_DKMS_SETTINGS=/nonexistent UTF8VAL_BTF_SOURCE="$kernel/vmlinuz")
-ko=$(find "$work/dkms-tree" -name utf8val.ko)
-result "$([ -n "$ko" ] && modinfo -F version "$ko" | grep -qx "$version" &&
-	  readelf -S "$ko" | grep -q '\.BTF '; echo $?)" \
+has_btf() {	# has_btf TREE: the module DKMS built there has its BTF
+	local ko
+	ko=$(find "$1" -name utf8val.ko)
+	[ -n "$ko" ] && modinfo -F version "$ko" | grep -qx "$version" &&
+		readelf -S "$ko" | grep -q '\.BTF '
+}
+out=$(dkms_build "$work/dkms-tree" "$kernel")
+result "$(has_btf "$work/dkms-tree"; echo $?)" \
 	"DKMS builds utf8val.ko $version with its BTF from the package's source against $abi" "$out"
-# Debian's 6.1 kbuild lacks resolve_btfids: without one, the build stops
-# and says so; one named in the settings file (as a user of DKMS would)
-# builds it.
 kernel61=$("$top/scripts/guest/fetch-kernel" 6.1)
 resolve=$(ls "$kernel"/root/usr/lib/linux-kbuild-*/tools/bpf/resolve_btfids/resolve_btfids)
-dkms61() {	# dkms61 TREE [ENV...]
-	local tree=$1
-	shift
-	mkdir -p "$tree"
-	dkms add -m utf8val -v "$version" --sourcetree "$root/usr/src" --dkmstree "$tree" 2>&1 &&
-		env "$@" UTF8VAL_BTF_SOURCE="$kernel61/vmlinuz" dkms build -m utf8val -v "$version" \
-			-k "$(basename "$kernel61")" --kernelsourcedir "$(readlink -f "$kernel61/build")" \
-			--sourcetree "$root/usr/src" --dkmstree "$tree" 2>&1
-}
-out=$(dkms61 "$work/dkms61-none" UTF8VAL_DKMS_SETTINGS=/nonexistent;
-      cat "$work"/dkms61-none/utf8val/"$version"/build/make.log 2>/dev/null)
+out=$(dkms_build "$work/dkms61-none" "$kernel61" UTF8VAL_BTF_SOURCE="$kernel61/vmlinuz")
 result "$([ -z "$(find "$work/dkms61-none" -name utf8val.ko)" ] &&
 	  grep -q 'no tools/bpf/resolve_btfids' <<<"$out" && grep -q 'RESOLVE_BTFIDS=' <<<"$out"; echo $?)" \
 	"against Debian's 6.1, without resolve_btfids, DKMS's build stops and says what to set" "$out"
-echo "RESOLVE_BTFIDS=$resolve" >"$work/settings"
-out=$(dkms61 "$work/dkms61" UTF8VAL_DKMS_SETTINGS="$work/settings")
-ko=$(find "$work/dkms61" -name utf8val.ko)
-result "$([ -n "$ko" ] && readelf -S "$ko" | grep -q '\.BTF '; echo $?)" \
-	"against Debian's 6.1, with resolve_btfids named in the settings file, DKMS builds it with BTF" "$out"
-out=$(dkms_build "$work/dkms-no-bpf" UTF8VAL_BPF=n)
+out=$(dkms_build "$work/dkms61-no-btf" "$kernel61" RESOLVE_BTFIDS="$resolve")
+result "$([ -z "$(find "$work/dkms61-no-btf" -name utf8val.ko)" ] &&
+	  grep -q 'no BTF for 6.1' <<<"$out" && grep -q 'UTF8VAL_BTF_SOURCE=' <<<"$out"; echo $?)" \
+	"against Debian's 6.1, without the kernel's BTF, DKMS's build stops and says how to give it" "$out"
+printf 'RESOLVE_BTFIDS=%s\nUTF8VAL_BTF_SOURCE=%s\n' "$resolve" \
+	"$(dirname "$kernel61")/%k/vmlinuz" >"$work/settings"
+out=$(dkms_build "$work/dkms61" "$kernel61" UTF8VAL_DKMS_SETTINGS="$work/settings")
+result "$(has_btf "$work/dkms61"; echo $?)" \
+	"against Debian's 6.1, with both in the settings file (%k for the release), DKMS builds it with BTF" "$out"
+out=$(dkms_build "$work/dkms-no-bpf" "$kernel61" UTF8VAL_BPF=no)
 ko=$(find "$work/dkms-no-bpf" -name utf8val.ko)
 result "$([ -n "$ko" ] && ! readelf -S "$ko" | grep -q '\.BTF_ids'; echo $?)" \
-	"with UTF8VAL_BPF=n, DKMS builds it without kfuncs" "$out"
+	"with UTF8VAL_BPF=no, DKMS builds it without kfuncs, even against 6.1" "$out"
 
 tap_done
