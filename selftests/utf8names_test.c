@@ -186,13 +186,26 @@ static const char *const op_words[NR_OPS] = {
 	"symlink target",
 };
 
+/*
+ * The path @op makes for @name in @dir: the name itself, or for a symlink
+ * to @name, a link named after the target's length.
+ */
+static void made_path(char *path, size_t size, const char *dir, enum op op,
+		      const char *name)
+{
+	if (op == SYMLINK_TARGET)
+		snprintf(path, size, "%s/to-%u", dir, (unsigned int)strlen(name));
+	else
+		snprintf(path, size, "%s/%s", dir, name);
+}
+
 /* Make @name in @dir by @op; 0 or the errno. */
 static int make(const char *dir, enum op op, const char *name)
 {
 	char path[PATH_MAX], from[PATH_MAX];
 	int fd, err = 0;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	made_path(path, sizeof(path), dir, op, name);
 	snprintf(from, sizeof(from), "%s/.source", dir);
 	switch (op) {
 	case CREATE:
@@ -219,7 +232,6 @@ static int make(const char *dir, enum op op, const char *name)
 	case SYMLINK:
 		return symlink("target", path) ? errno : 0;
 	case SYMLINK_TARGET:
-		snprintf(path, sizeof(path), "%s/to-%u", dir, (unsigned int)strlen(name));
 		return symlink(name, path) ? errno : 0;
 	default:
 		abort();
@@ -232,10 +244,7 @@ static bool absent(const char *dir, enum op op, const char *name)
 	char path[PATH_MAX];
 	struct stat st;
 
-	if (op == SYMLINK_TARGET)
-		snprintf(path, sizeof(path), "%s/to-%u", dir, (unsigned int)strlen(name));
-	else
-		snprintf(path, sizeof(path), "%s/%s", dir, name);
+	made_path(path, sizeof(path), dir, op, name);
 	return lstat(path, &st) && errno == ENOENT;
 }
 
@@ -243,10 +252,7 @@ static void remove_made(const char *dir, enum op op, const char *name)
 {
 	char path[PATH_MAX];
 
-	if (op == SYMLINK_TARGET)
-		snprintf(path, sizeof(path), "%s/to-%u", dir, (unsigned int)strlen(name));
-	else
-		snprintf(path, sizeof(path), "%s/%s", dir, name);
+	made_path(path, sizeof(path), dir, op, name);
 	if (remove(path))
 		unlink(path);
 }
