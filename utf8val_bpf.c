@@ -122,8 +122,12 @@ __bpf_kfunc int bpf_utf8val_validate(const u8 *buf, u32 buf__sz, u32 flags,
 /*
  * KF_TRUSTED_ARGS: 6.12's verifier then refuses a pointer that may be
  * NULL (6.1's applies the flag to kernel objects only, hence the checks
- * above).
+ * above). From 7.0 every kfunc's arguments are trusted and the flag is
+ * gone; the macro itself says which kernel this is.
  */
+#ifndef KF_TRUSTED_ARGS
+#define KF_TRUSTED_ARGS 0
+#endif
 BTF_KFUNCS_START(utf8val_kfunc_ids)
 BTF_ID_FLAGS(func, bpf_utf8val_check, KF_TRUSTED_ARGS)
 BTF_ID_FLAGS(func, bpf_utf8val_validate, KF_TRUSTED_ARGS)

@@ -620,4 +620,5 @@ module_exit(utf8val_exit);
 
 MODULE_DESCRIPTION("Strict UTF-8 validation (RFC 3629) for kernel code and user space");
 MODULE_VERSION(UTF8VAL_VERSION_STRING);
+MODULE_INFO(kfuncs, UTF8VAL_KFUNCS_INFO);
 MODULE_LICENSE("GPL");

@@ -79,6 +79,8 @@ struct utf8val_simd_impl {
  *   utf8val_simd_usable(), utf8val_simd_begin(), utf8val_simd_end()
  *                          whether this context may use vector registers,
  *                          and the section that does
+ *   UTF8VAL_SIMD_SAVE_AREA the declaration of the buffer that section
+ *                          needs on the caller's stack, if it needs one
  *   UTF8VAL_SIMD_MIN_LEN   the shortest input worth that section
  * Elsewhere (and with UTF8VAL_NO_SIMD) only the scalar path exists.
  */
@@ -88,6 +90,10 @@ struct utf8val_simd_impl {
 #elif defined(__aarch64__)
 #include "arm64/utf8val_arch.h"
 #endif
+#endif
+
+#ifndef UTF8VAL_SIMD_SAVE_AREA
+#define UTF8VAL_SIMD_SAVE_AREA	do { } while (0)
 #endif
 
 /* User space saves no state: its vector paths run anywhere, any length. */

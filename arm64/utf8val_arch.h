@@ -43,8 +43,20 @@ static inline unsigned int utf8val_arch_paths(void)
  * saving the task's section first.)
  */
 #define utf8val_simd_usable()	may_use_simd()
+#ifdef UTF8VAL_NEON_SAVE_AREA
+/*
+ * From 6.19 (Kbuild's probe says which form this kernel has) the caller
+ * gives the buffer the task's FP/SIMD state is saved to, on its stack, as
+ * scoped_ksimd() does.
+ */
+#define UTF8VAL_SIMD_SAVE_AREA						\
+	struct user_fpsimd_state utf8val_fpsimd_save __uninitialized
+#define utf8val_simd_begin()	kernel_neon_begin(&utf8val_fpsimd_save)
+#define utf8val_simd_end()	kernel_neon_end(&utf8val_fpsimd_save)
+#else
 #define utf8val_simd_begin()	kernel_neon_begin()
 #define utf8val_simd_end()	kernel_neon_end()
+#endif
 #define UTF8VAL_SIMD_MIN_LEN	4096	/* x86's, unmeasured here: utf8val.rst */
 #else
 /*

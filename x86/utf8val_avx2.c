@@ -10,10 +10,11 @@
  * character boundary before the block this code rejects.
  */
 #ifndef __CHECKER__	/* sparse cannot parse the intrinsics */
-#include <immintrin.h>
-
+/* first: gcc-10's immintrin.h uses size_t without defining it */
 #include "../utf8val_simd.h"
 #include "../utf8val_simd_tables.h"
+
+#include <immintrin.h>
 
 struct avx2_tables {
 	__m256i prev_high, prev_low, this_high, nibble;

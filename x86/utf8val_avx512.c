@@ -17,10 +17,11 @@
  * and the exact answer.
  */
 #ifndef __CHECKER__	/* sparse cannot parse the intrinsics */
-#include <immintrin.h>
-
+/* first: gcc-10's immintrin.h uses size_t without defining it */
 #include "../utf8val_simd.h"
 #include "../utf8val_simd_tables.h"
+
+#include <immintrin.h>
 
 /* _mm512_ternarylogic_epi32() truth tables of inputs A, B and C */
 #define TERN_A_AND_B_AND_C	0x80
