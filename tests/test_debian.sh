@@ -6,8 +6,9 @@
 # nothing; each holds what it should; the user-space ones install on this
 # machine (and are purged again), where a program builds against them with
 # pkg-config; and DKMS builds the module from utf8val-dkms's source
-# against a Debian kernel's headers, in private trees (no kernel is
-# installed on the host). TAP. Needs root for dpkg -i.
+# against a Debian kernel's headers, in private trees, and through apt
+# when a kernel's headers are installed (no kernel is installed on the
+# host). TAP. Needs root for dpkg -i.
 set -u
 . "$(dirname "$0")/tap.sh"
 TAP_PREFIX="deb: "
@@ -106,9 +107,9 @@ kernel=$("$top/scripts/guest/fetch-kernel" 6.12)
 abi=$(basename "$kernel")
 # The kfuncs need the kernel's BTF as vmlinux in the build tree. Debian's
 # 6.12 headers ship one (its BTF alone); 6.1's ship none, nor
-# resolve_btfids. DKMS builds against 6.12 as it is; against 6.1 it stops
-# and says what to set (in the settings file, as a user of DKMS would),
-# then builds with them.
+# resolve_btfids. DKMS builds against 6.12 as it is; against 6.1 it builds
+# the module without kfuncs and says what to set (in the settings file, as
+# a user of DKMS would), then builds with them.
 dkms_build() {	# dkms_build TREE KERNEL [ENV...]: dkms add and build into TREE
 	local tree=$1 kernel=$2
 	shift 2
@@ -130,22 +131,59 @@ result "$(has_btf "$work/dkms-tree"; echo $?)" \
 	"DKMS builds utf8val.ko $version with its BTF from the package's source against $abi" "$out"
 kernel61=$("$top/scripts/guest/fetch-kernel" 6.1)
 resolve=$(ls "$kernel"/root/usr/lib/linux-kbuild-*/tools/bpf/resolve_btfids/resolve_btfids)
+kfuncs() {	# kfuncs TREE: modinfo's kfuncs of the module DKMS built there
+	local ko
+	ko=$(find "$1" -name utf8val.ko)
+	[ -n "$ko" ] && modinfo -F kfuncs "$ko"
+}
+# Where the kfuncs cannot be built, DKMS still builds the module, without
+# them, and says why and what to set.
 out=$(dkms_build "$work/dkms61-none" "$kernel61" UTF8VAL_BTF_SOURCE="$kernel61/vmlinuz")
-result "$([ -z "$(find "$work/dkms61-none" -name utf8val.ko)" ] &&
+result "$(kfuncs "$work/dkms61-none" | grep -q '^absent: ' &&
 	  grep -q 'no tools/bpf/resolve_btfids' <<<"$out" && grep -q 'RESOLVE_BTFIDS=' <<<"$out"; echo $?)" \
-	"against Debian's 6.1, without resolve_btfids, DKMS's build stops and says what to set" "$out"
+	"against Debian's 6.1, without resolve_btfids, DKMS builds it without kfuncs and says what to set" "$out"
 out=$(dkms_build "$work/dkms61-no-btf" "$kernel61" RESOLVE_BTFIDS="$resolve")
-result "$([ -z "$(find "$work/dkms61-no-btf" -name utf8val.ko)" ] &&
+result "$(kfuncs "$work/dkms61-no-btf" | grep -q '^absent: the kernel.s BTF' &&
 	  grep -q 'no BTF for 6.1' <<<"$out" && grep -q 'UTF8VAL_BTF_SOURCE=' <<<"$out"; echo $?)" \
-	"against Debian's 6.1, without the kernel's BTF, DKMS's build stops and says how to give it" "$out"
+	"against Debian's 6.1, without the kernel's BTF, DKMS builds it without kfuncs and says how to give it" "$out"
 printf 'RESOLVE_BTFIDS=%s\nUTF8VAL_BTF_SOURCE=%s\n' "$resolve" \
 	"$(dirname "$kernel61")/%k/vmlinuz" >"$work/settings"
 out=$(dkms_build "$work/dkms61" "$kernel61" UTF8VAL_DKMS_SETTINGS="$work/settings")
-result "$(has_btf "$work/dkms61"; echo $?)" \
-	"against Debian's 6.1, with both in the settings file (%k for the release), DKMS builds it with BTF" "$out"
+result "$(has_btf "$work/dkms61" && kfuncs "$work/dkms61" | grep -q '^bpf_utf8val_check'; echo $?)" \
+	"against Debian's 6.1, with both in the settings file (%k for the release), DKMS builds it with kfuncs" "$out"
+# the guests' DKMS run boots this one (scripts/guest/run 6.1 dkms)
+mkdir -p "$top/build/dkms"
+find "$work/dkms61-none" -name utf8val.ko -exec cp {} "$top/build/dkms/utf8val-6.1.ko" \;
 out=$(dkms_build "$work/dkms-no-bpf" "$kernel61" UTF8VAL_BPF=no)
 ko=$(find "$work/dkms-no-bpf" -name utf8val.ko)
-result "$([ -n "$ko" ] && ! readelf -S "$ko" | grep -q '\.BTF_ids'; echo $?)" \
+result "$([ -n "$ko" ] && ! readelf -S "$ko" | grep -q '\.BTF_ids' &&
+	  kfuncs "$work/dkms-no-bpf" | grep -q 'UTF8VAL_BPF=n'; echo $?)" \
 	"with UTF8VAL_BPF=no, DKMS builds it without kfuncs, even against 6.1" "$out"
+
+# As a user upgrades: utf8val-dkms installed, then a kernel's headers
+# whose kfuncs cannot be built (6.1's: no BTF, no resolve_btfids). The
+# headers' DKMS hook builds the module without kfuncs, and nothing is left
+# unconfigured. (Headers only: no kernel is installed on the host.)
+headers=linux-headers-$(basename "$kernel61")
+purge_dkms() {
+	apt-get purge -y -qq utf8val-dkms "$headers" >/dev/null 2>&1
+	apt-get autoremove --purge -y -qq >/dev/null 2>&1
+}
+purge_dkms
+trap 'purge; purge_dkms' EXIT
+out=$(DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	"$work"/utf8val-dkms_"$version"_all.deb 2>&1 &&
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$headers" 2>&1)
+result $? "apt-get installs utf8val-dkms, then $headers" "$out"
+audit=$(dpkg --audit 2>&1)
+result "$([ -z "$audit" ]; echo $?)" "dpkg --audit reports nothing after that" "$audit"
+ko=$(find "/lib/modules/$(basename "$kernel61")/updates" -name 'utf8val.ko*' 2>/dev/null | head -n 1)
+result "$([ -n "$ko" ] && modinfo -F kfuncs "$ko" | grep -q '^absent:'; echo $?)" \
+	"DKMS installed $headers's utf8val.ko, without kfuncs ($(modinfo -F kfuncs "$ko" 2>/dev/null))" \
+	"$(cat /var/lib/dkms/utf8val/"$version"/build/make.log 2>/dev/null | tail -20)"
+purge_dkms
+left=$(dpkg -l 'utf8val-dkms' "$headers" 2>/dev/null | grep '^[ih]')
+result "$([ -z "$left" ] && [ ! -e /var/lib/dkms/utf8val ]; echo $?)" \
+	"apt-get purge takes utf8val-dkms, its DKMS tree and the headers away" "$left"
 
 tap_done

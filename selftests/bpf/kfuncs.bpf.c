@@ -40,7 +40,7 @@ int BPF_PROG(lsm_calls, const void *dir, const void *dentry, unsigned short mode
 	return bpf_utf8val_check(name, sizeof(name)) ? 0 : -1;
 }
 
-SEC("fentry/do_mkdirat")
+SEC("fentry/vfs_mkdir")	/* exported: in every kernel's BTF */
 int BPF_PROG(fentry_calls)
 {
 	struct utf8val_result res;
