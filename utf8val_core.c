@@ -446,8 +446,8 @@ static noinline size_t simd_sections(utf8val_blocks_fn blocks, const u8 *s,
 				     size_t len, u64 *chars)
 {
 	size_t done = 0, to, at = 0;
-	UTF8VAL_SIMD_SAVE_AREA;
 
+	UTF8VAL_SIMD_SAVE_AREA;
 	while (done < len) {
 		to = len - done > SIMD_SECTION ? done + SIMD_SECTION : len;
 		utf8val_simd_begin();
@@ -467,8 +467,8 @@ static __always_inline size_t simd_prefix(utf8val_blocks_fn blocks,
 					  const u8 *s, size_t len, u64 *chars)
 {
 	size_t at;
-	UTF8VAL_SIMD_SAVE_AREA;
 
+	UTF8VAL_SIMD_SAVE_AREA;
 	if (len > SIMD_SECTION)
 		return simd_sections(blocks, s, len, chars);
 	utf8val_simd_begin();

@@ -3,23 +3,57 @@
 #
 # Every test of the project, on a fresh Debian 12 machine: installs what it
 # needs, runs each suite (TAP), and ends with one line "N passed, N failed".
+# Suites run two at a time (TEST_JOBS), the longest first, each one's
+# output kept until it ends, then printed whole, in the order they
+# started, with its time.
 # FUZZ_SECONDS (default 60) bounds the fuzzer.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 mkdir -p build
 log=build/test.log
+logs=build/suite-logs
+rm -rf "$logs"
+mkdir -p "$logs"
 : >"$log"
 status=0
+slots=${TEST_JOBS:-2}
+started=0	# suites started, and printed
+printed=0
 
-suite() {
-	local t0=$SECONDS
+suite() {	# suite NAME COMMAND...: one suite, framed, with its time
+	local t0=$SECONDS rc
 
-	echo "# ==== $1" | tee -a "$log"
-	shift
-	"$@" 2>&1 | tee -a "$log"
-	[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-	echo "# ---- $((SECONDS - t0)) s" | tee -a "$log"
+	echo "# ==== $1"
+	"${@:2}" 2>&1
+	rc=$?
+	echo "# ---- $((SECONDS - t0)) s"
+	return $rc
+}
+
+report() {	# print the finished suites that no unfinished one precedes
+	while [ $printed -lt $started ] && [ -f "$logs/$((printed + 1)).rc" ]; do
+		printed=$((printed + 1))
+		tee -a "$log" <"$logs/$printed.out"
+		[ "$(cat "$logs/$printed.rc")" -eq 0 ] || status=1
+	done
+}
+
+start() {	# start COMMAND...: in the background, once a slot is free
+	while [ "$(jobs -rp | wc -l)" -ge "$slots" ]; do
+		wait -n
+		report
+	done
+	started=$((started + 1))
+	local n=$started
+	( "$@" >"$logs/$n.out" 2>&1; echo $? >"$logs/$n.rc" ) &
+}
+
+drain() {	# wait for every suite started, printing each
+	while [ $printed -lt $started ]; do
+		wait -n 2>/dev/null || true
+		report
+	done
 }
 
 if ! scripts/install-deps host fuzz cross guest static deb debug uml; then
@@ -28,30 +62,57 @@ if ! scripts/install-deps host fuzz cross guest static deb debug uml; then
 	exit 1
 fi
 
-suite "host tests: 3 build variants" make -s test
-suite "fuzzing" make -s fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
-# arm64 (NEON), s390x (big-endian), armhf and i686 (32-bit), in qemu-user,
-# the fuzz target from the corpus the fuzzer above grew
-suite "host tests on other CPUs" scripts/cross-tests
-suite "static checks" scripts/static-checks
-suite "Debian packages: build, lintian, install, DKMS" tests/test_debian.sh
-# Debian's kernels: 6.1, 6.12 and 6.12's PREEMPT_RT flavour on x86-64
-# (the cloud flavour is 6.12's code with fewer drivers: scripts/guest/run
-# 6.12-cloud), 6.1 and 6.12 on arm64, 6.1 on i386.
-for series in 6.1 6.12 6.12-rt arm64-6.1 arm64-6.12 i386-6.1; do
-	suite "guest: Debian $series kernel in qemu" scripts/guest/run "$series" test
-done
-# The BPF sample on a kernel booted without the BPF LSM: it must say so.
-suite "guest: Debian 6.12 without the BPF LSM" env GUEST_ONLY=70 scripts/guest/run 6.12 nolsm
-# 6.12 built from Debian's source twice (a few minutes each), 2 CPUs:
-# once with KASAN, UBSAN, lockdep, kmemleak, KFENCE and KUnit, once with
-# KCSAN (which excludes KASAN); then one failing run per injected bug, to
-# prove each detector is live.
-suite "guest: debug kernel with every detector" scripts/guest/run debug test
-suite "guest: KCSAN kernel" scripts/guest/run kcsan test
-suite "guest: the detectors are live" scripts/guest/prove-detectors
+# Downloads and chroots the later suites share, beside the host tests.
+start suite "the guests' kernels, chroots and programs" scripts/guest/prepare
+start suite "host tests: 3 build variants" make -s test
+start suite "fuzzing" make -s fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
+start suite "static checks" scripts/static-checks
+start suite "Debian packages: build, lintian, install, DKMS" tests/test_debian.sh
+drain
+# The detector kernels (6.12 from Debian's source, a few minutes each):
+# KASAN, UBSAN, lockdep, kmemleak, KFENCE and KUnit; KCSAN (which
+# excludes KASAN). Then one failing run per injected bug, to prove each
+# detector is live.
+detectors() {
+	local rc=0
+
+	suite "guest: debug kernel with every detector" scripts/guest/run debug test || rc=1
+	suite "guest: the detectors are live" scripts/guest/prove-detectors || rc=1
+	return $rc
+}
+start detectors
+start suite "guest: KCSAN kernel" scripts/guest/run kcsan test
 # The KUnit suite again, built into a UML kernel by the kernel's kunit.py.
-suite "KUnit under UML (kunit.py)" scripts/kunit-uml
+start suite "KUnit under UML (kunit.py)" scripts/kunit-uml
+# arm64 (NEON), s390x (big-endian), armhf and i686 (32-bit), in
+# qemu-user, the fuzz target from the corpus the fuzzer above grew
+for triplet in s390x-linux-gnu aarch64-linux-gnu arm-linux-gnueabihf i686-linux-gnu; do
+	start suite "host tests on $triplet" scripts/cross-tests "$triplet"
+done
+# Every Debian kernel (scripts/guest/kernels): the whole guest suite on
+# the oldest and newest of each architecture, the short one between,
+# and a W=1 build where another row boots the same code.
+. scripts/guest/kernel-row.sh
+for series in $(kernel_series full); do
+	start suite "guest: Debian $series kernel in qemu" scripts/guest/run "$series" test
+done
+for series in $(kernel_series short); do
+	start suite "guest: Debian $series kernel in qemu, short suite" scripts/guest/run "$series" short
+done
+for series in $(kernel_series build); do
+	start suite "module: Debian $series kernel, W=1 and sparse" \
+		sh -c "scripts/guest/build-module $series >/dev/null &&
+		       echo 'ok - $series: module builds with W=1 and sparse, no warning' ||
+		       echo 'not ok - $series: module builds with W=1 and sparse, no warning'"
+done
+# The module DKMS built from the package (tests/test_debian.sh), and the
+# BPF sample on a kernel booted without the BPF LSM: it must say so.
+start suite "guest: Debian 6.1 with the module DKMS built" scripts/guest/run 6.1 dkms
+start suite "guest: Debian 6.12 without the BPF LSM" env GUEST_ONLY=70 scripts/guest/run 6.12 nolsm
+drain
+suite "the README's Supported kernels table" scripts/guest/kernel-table --check |
+	tee -a "$log"
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 
 passed=$(grep -c '^ok ' "$log")
 failed=$(grep -c '^not ok ' "$log")
