@@ -118,7 +118,9 @@ dkms_build() {	# dkms_build TREE KERNEL [ENV...]: dkms add and build into TREE
 		env UTF8VAL_DKMS_SETTINGS=/nonexistent "$@" dkms build -m utf8val -v "$version" \
 			-k "$(basename "$kernel")" --kernelsourcedir "$(readlink -f "$kernel/build")" \
 			--sourcetree "$root/usr/src" --dkmstree "$tree" 2>&1
-	cat "$tree/utf8val/$version/build/make.log" 2>/dev/null
+	# (the build's log: in build/ after a failure, in log/ after success)
+	cat "$tree/utf8val/$version/build/make.log" \
+		"$tree/utf8val/$version"/*/*/log/make.log 2>/dev/null
 }
 has_btf() {	# has_btf TREE: the module DKMS built there has its BTF
 	local ko
