@@ -107,7 +107,9 @@ for series in $(kernel_series build); do
 done
 # The module DKMS built from the package (tests/test_debian.sh), and the
 # BPF sample on a kernel booted without the BPF LSM: it must say so.
-start suite "guest: Debian 6.1 with the module DKMS built" scripts/guest/run 6.1 dkms
+for series in 6.1 6.12; do
+	start suite "guest: Debian $series with the module DKMS built" scripts/guest/run "$series" dkms
+done
 start suite "guest: Debian 6.12 without the BPF LSM" env GUEST_ONLY=70 scripts/guest/run 6.12 nolsm
 drain
 suite "the README's Supported kernels table" scripts/guest/kernel-table --check |

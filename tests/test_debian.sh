@@ -153,9 +153,11 @@ printf 'RESOLVE_BTFIDS=%s\nUTF8VAL_BTF_SOURCE=%s\n' "$resolve" \
 out=$(dkms_build "$work/dkms61" "$kernel61" UTF8VAL_DKMS_SETTINGS="$work/settings")
 result "$(has_btf "$work/dkms61" && kfuncs "$work/dkms61" | grep -q '^bpf_utf8val_check'; echo $?)" \
 	"against Debian's 6.1, with both in the settings file (%k for the release), DKMS builds it with kfuncs" "$out"
-# the guests' DKMS run boots this one (scripts/guest/run 6.1 dkms)
+# the guests' DKMS runs boot these two, built with no settings
+# (scripts/guest/run 6.1 dkms, 6.12 dkms)
 mkdir -p "$top/build/dkms"
 find "$work/dkms61-none" -name utf8val.ko -exec cp {} "$top/build/dkms/utf8val-6.1.ko" \;
+find "$work/dkms-tree" -name utf8val.ko -exec cp {} "$top/build/dkms/utf8val-6.12.ko" \;
 out=$(dkms_build "$work/dkms-no-bpf" "$kernel61" UTF8VAL_BPF=no)
 ko=$(find "$work/dkms-no-bpf" -name utf8val.ko)
 result "$([ -n "$ko" ] && ! readelf -S "$ko" | grep -q '\.BTF_ids' &&
