@@ -50,9 +50,17 @@ start() {	# start COMMAND...: in the background, once a slot is free
 }
 
 drain() {	# wait for every suite started, printing each
+	local next
+
 	while [ $printed -lt $started ]; do
 		wait -n 2>/dev/null || true
 		report
+		next=$logs/$((printed + 1))
+		# a suite killed before it could say how it ended
+		if [ $printed -lt $started ] && [ -z "$(jobs -rp)" ] && [ ! -f "$next.rc" ]; then
+			echo "not ok - a suite was killed ($next.out)" >>"$next.out"
+			echo 1 >"$next.rc"
+		fi
 	done
 }
 
