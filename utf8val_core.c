@@ -469,7 +469,8 @@ static __always_inline size_t simd_prefix(utf8val_blocks_fn blocks,
 	size_t at;
 
 	UTF8VAL_SIMD_SAVE_AREA;
-	if (len > SIMD_SECTION)
+	/* (a save area goes out of line, not into every caller's frame) */
+	if (len > SIMD_SECTION || UTF8VAL_SIMD_SAVE_AREA_SIZE)
 		return simd_sections(blocks, s, len, chars);
 	utf8val_simd_begin();
 	at = blocks(s, 0, len, true, chars);

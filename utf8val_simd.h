@@ -80,7 +80,9 @@ struct utf8val_simd_impl {
  *                          whether this context may use vector registers,
  *                          and the section that does
  *   UTF8VAL_SIMD_SAVE_AREA the declaration of the buffer that section
- *                          needs on the caller's stack, if it needs one
+ *                          needs on the caller's stack, if it needs one,
+ *                          named utf8val_fpsimd_save, and its size
+ *                          (UTF8VAL_SIMD_SAVE_AREA_SIZE)
  *   UTF8VAL_SIMD_MIN_LEN   the shortest input worth that section
  * Elsewhere (and with UTF8VAL_NO_SIMD) only the scalar path exists.
  */
@@ -93,7 +95,8 @@ struct utf8val_simd_impl {
 #endif
 
 #ifndef UTF8VAL_SIMD_SAVE_AREA
-#define UTF8VAL_SIMD_SAVE_AREA	do { } while (0)
+#define UTF8VAL_SIMD_SAVE_AREA		do { } while (0)
+#define UTF8VAL_SIMD_SAVE_AREA_SIZE	0
 #endif
 
 /* User space saves no state: its vector paths run anywhere, any length. */

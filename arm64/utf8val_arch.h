@@ -51,6 +51,7 @@ static inline unsigned int utf8val_arch_paths(void)
  */
 #define UTF8VAL_SIMD_SAVE_AREA						\
 	struct user_fpsimd_state utf8val_fpsimd_save __uninitialized
+#define UTF8VAL_SIMD_SAVE_AREA_SIZE	sizeof(struct user_fpsimd_state)
 #define utf8val_simd_begin()	kernel_neon_begin(&utf8val_fpsimd_save)
 #define utf8val_simd_end()	kernel_neon_end(&utf8val_fpsimd_save)
 #else

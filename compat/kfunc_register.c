@@ -1,13 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Kbuild probe: a module can offer kfuncs to BPF programs
- * (register_btf_kfunc_id_set(), from 5.18).
+ * Kbuild probe: a module can offer kfuncs to BPF programs as
+ * utf8val_bpf.c does, a set of BTF ids (BTF_KFUNCS_START, or 6.1's
+ * BTF_SET8_START) handed to register_btf_kfunc_id_set().
  */
 #include <linux/bpf.h>
 #include <linux/btf.h>
+#include <linux/btf_ids.h>
+#include <linux/module.h>
 
-int utf8val_probe(const struct btf_kfunc_id_set *set);
-int utf8val_probe(const struct btf_kfunc_id_set *set)
+#ifndef BTF_KFUNCS_START
+#define BTF_KFUNCS_START(name)	BTF_SET8_START(name)
+#define BTF_KFUNCS_END(name)	BTF_SET8_END(name)
+#endif
+
+BTF_KFUNCS_START(utf8val_probe_ids)
+BTF_KFUNCS_END(utf8val_probe_ids)
+
+static const struct btf_kfunc_id_set utf8val_probe_set = {
+	.owner = THIS_MODULE,
+	.set = &utf8val_probe_ids,
+};
+
+int utf8val_probe(void);
+int utf8val_probe(void)
 {
-	return register_btf_kfunc_id_set(BPF_PROG_TYPE_TRACING, set);
+	return register_btf_kfunc_id_set(BPF_PROG_TYPE_TRACING,
+					 &utf8val_probe_set);
 }

@@ -3,11 +3,15 @@
 #
 # Every test of the project, on a fresh Debian 12 machine: installs what it
 # needs, runs each suite (TAP), and ends with one line "N passed, N failed".
-# Suites run two at a time (TEST_JOBS), the longest first, each one's
-# output kept until it ends, then printed whole, in the order they
-# started, with its time.
-# FUZZ_SECONDS (default 60) bounds the fuzzer.
+# Suites run two at a time (TEST_JOBS), the longest first, beside the
+# downloads the guests share; each one's output is kept until it ends,
+# then printed whole, in the order they started, with its time.
+# FUZZ_SECONDS (default 60) bounds the fuzzer. Needs root (apt, chroots):
+# it asks sudo otherwise.
 set -u
+if [ "$(id -u)" -ne 0 ]; then
+	exec sudo --preserve-env "$0" "$@"
+fi
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 mkdir -p build
@@ -18,8 +22,12 @@ mkdir -p "$logs"
 : >"$log"
 status=0
 slots=${TEST_JOBS:-2}
+[ "$slots" -ge 1 ] 2>/dev/null || slots=1
 started=0	# suites started, and printed
 printed=0
+pooled=()	# the suites that take a slot
+# an interrupted run stops its suites too
+trap 'kill $(jobs -p) 2>/dev/null' EXIT
 
 suite() {	# suite NAME COMMAND...: one suite, framed, with its time
 	local t0=$SECONDS rc
@@ -31,7 +39,14 @@ suite() {	# suite NAME COMMAND...: one suite, framed, with its time
 	return $rc
 }
 
-report() {	# print the finished suites that no unfinished one precedes
+after() {	# after N COMMAND...: once suite N has ended
+	while [ ! -f "$logs/$1.rc" ]; do
+		sleep 2
+	done
+	"${@:2}"
+}
+
+report() {	# print the ended suites that no running one precedes
 	while [ $printed -lt $started ] && [ -f "$logs/$((printed + 1)).rc" ]; do
 		printed=$((printed + 1))
 		tee -a "$log" <"$logs/$printed.out"
@@ -39,27 +54,40 @@ report() {	# print the finished suites that no unfinished one precedes
 	done
 }
 
-start() {	# start COMMAND...: in the background, once a slot is free
-	while [ "$(jobs -rp | wc -l)" -ge "$slots" ]; do
-		wait -n
-		report
-	done
+launch() {	# launch COMMAND...: a suite in the background; its number in $started
 	started=$((started + 1))
 	local n=$started
-	( "$@" >"$logs/$n.out" 2>&1; echo $? >"$logs/$n.rc" ) &
+	( "$@" >"$logs/$n.out" 2>&1
+	  echo $? >"$logs/$n.rc.tmp" && mv "$logs/$n.rc.tmp" "$logs/$n.rc" ) &
+}
+
+running() {	# how many pooled suites have not ended
+	local n=0 i
+
+	for i in "${pooled[@]}"; do
+		[ -f "$logs/$i.rc" ] || n=$((n + 1))
+	done
+	echo $n
+}
+
+start() {	# start COMMAND...: launch it once a slot is free
+	while [ "$(running)" -ge "$slots" ]; do
+		sleep 1
+		report
+	done
+	launch "$@"
+	pooled+=("$started")
 }
 
 drain() {	# wait for every suite started, printing each
-	local next
-
 	while [ $printed -lt $started ]; do
-		wait -n 2>/dev/null || true
+		sleep 1
 		report
-		next=$logs/$((printed + 1))
 		# a suite killed before it could say how it ended
-		if [ $printed -lt $started ] && [ -z "$(jobs -rp)" ] && [ ! -f "$next.rc" ]; then
-			echo "not ok - a suite was killed ($next.out)" >>"$next.out"
-			echo 1 >"$next.rc"
+		if [ $printed -lt $started ] && [ -z "$(jobs -rp)" ] &&
+		   [ ! -f "$logs/$((printed + 1)).rc" ]; then
+			echo "not ok - a suite was killed" >>"$logs/$((printed + 1)).out"
+			echo 1 >"$logs/$((printed + 1)).rc"
 		fi
 	done
 }
@@ -69,14 +97,16 @@ if ! scripts/install-deps host fuzz cross guest static deb debug uml; then
 	echo "0 passed, 1 failed"
 	exit 1
 fi
+# the library first: the first suites all link it
+if ! make -s lib >build/lib.log 2>&1; then
+	sed 's/^/# /' build/lib.log
+	echo "not ok - make lib"
+fi
 
-# Downloads and chroots the later suites share, beside the host tests.
-start suite "the guests' kernels, chroots and programs" scripts/guest/prepare
-start suite "host tests: 3 build variants" make -s test
-start suite "fuzzing" make -s fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
-start suite "static checks" scripts/static-checks
-start suite "Debian packages: build, lintian, install, DKMS" tests/test_debian.sh
-drain
+# Downloads and chroots the guests share: mostly waiting on the network,
+# so beside the two slots.
+launch suite "the guests' kernels, chroots and programs" scripts/guest/prepare
+prepared=$started
 # The detector kernels (6.12 from Debian's source, a few minutes each):
 # KASAN, UBSAN, lockdep, kmemleak, KFENCE and KUnit; KCSAN (which
 # excludes KASAN). Then one failing run per injected bug, to prove each
@@ -89,36 +119,40 @@ detectors() {
 	return $rc
 }
 start detectors
+start suite "host tests: 3 build variants" make -s test
+start suite "fuzzing" make -s fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
+fuzzed=$started
+start suite "static checks" scripts/static-checks
+start suite "Debian packages: build, lintian, install, DKMS" tests/test_debian.sh
+packaged=$started
 start suite "guest: KCSAN kernel" scripts/guest/run kcsan test
 # The KUnit suite again, built into a UML kernel by the kernel's kunit.py.
 start suite "KUnit under UML (kunit.py)" scripts/kunit-uml
 # arm64 (NEON), s390x (big-endian), armhf and i686 (32-bit), in
 # qemu-user, the fuzz target from the corpus the fuzzer above grew
 for triplet in s390x-linux-gnu aarch64-linux-gnu arm-linux-gnueabihf i686-linux-gnu; do
-	start suite "host tests on $triplet" scripts/cross-tests "$triplet"
+	start after $fuzzed suite "host tests on $triplet" scripts/cross-tests "$triplet"
 done
 # Every Debian kernel (scripts/guest/kernels): the whole guest suite on
-# the oldest and newest of each architecture, the short one between,
-# and a W=1 build where another row boots the same code.
+# the oldest and newest of each architecture, the short one between.
 . scripts/guest/kernel-row.sh
 for series in $(kernel_series full); do
-	start suite "guest: Debian $series kernel in qemu" scripts/guest/run "$series" test
+	start after $prepared suite "guest: Debian $series kernel in qemu" \
+		scripts/guest/run "$series" test
 done
 for series in $(kernel_series short); do
-	start suite "guest: Debian $series kernel in qemu, short suite" scripts/guest/run "$series" short
+	start after $prepared suite "guest: Debian $series kernel in qemu, short suite" \
+		scripts/guest/run "$series" short
 done
-for series in $(kernel_series build); do
-	start suite "module: Debian $series kernel, W=1 and sparse" \
-		sh -c "scripts/guest/build-module $series >/dev/null &&
-		       echo 'ok - $series: module builds with W=1 and sparse, no warning' ||
-		       echo 'not ok - $series: module builds with W=1 and sparse, no warning'"
-done
-# The module DKMS built from the package (tests/test_debian.sh), and the
-# BPF sample on a kernel booted without the BPF LSM: it must say so.
+# The module DKMS built from the package (tests/test_debian.sh) with no
+# settings, and the BPF sample on a kernel booted without the BPF LSM: it
+# must say so.
 for series in 6.1 6.12; do
-	start suite "guest: Debian $series with the module DKMS built" scripts/guest/run "$series" dkms
+	start after $packaged suite "guest: Debian $series with the module DKMS built" \
+		scripts/guest/run "$series" dkms
 done
-start suite "guest: Debian 6.12 without the BPF LSM" env GUEST_ONLY=70 scripts/guest/run 6.12 nolsm
+start after $prepared suite "guest: Debian 6.12 without the BPF LSM" \
+	env GUEST_ONLY=70 scripts/guest/run 6.12 nolsm
 drain
 suite "the README's Supported kernels table" scripts/guest/kernel-table --check |
 	tee -a "$log"

@@ -23,7 +23,7 @@ purge() {
 	dpkg --purge utf8val libutf8val-dev libutf8val1 >/dev/null 2>&1
 }
 
-rm -rf "$work"
+rm -rf "$work" "$top/build/dkms"
 mkdir -p "$work/utf8val-$version"
 # the tree as it stands: tracked files and new ones not ignored
 git -C "$top" ls-files -z --cached --others --exclude-standard |
@@ -167,27 +167,41 @@ result "$([ -n "$ko" ] && ! readelf -S "$ko" | grep -q '\.BTF_ids' &&
 # As a user upgrades: utf8val-dkms installed, then a kernel's headers
 # whose kfuncs cannot be built (6.1's: no BTF, no resolve_btfids). The
 # headers' DKMS hook builds the module without kfuncs, and nothing is left
-# unconfigured. (Headers only: no kernel is installed on the host.)
-headers=linux-headers-$(basename "$kernel61")
-purge_dkms() {
-	apt-get purge -y -qq utf8val-dkms "$headers" >/dev/null 2>&1
-	apt-get autoremove --purge -y -qq >/dev/null 2>&1
-}
-purge_dkms
-trap 'purge; purge_dkms' EXIT
-out=$(DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-	"$work"/utf8val-dkms_"$version"_all.deb 2>&1 &&
-      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$headers" 2>&1)
-result $? "apt-get installs utf8val-dkms, then $headers" "$out"
-audit=$(dpkg --audit 2>&1)
-result "$([ -z "$audit" ]; echo $?)" "dpkg --audit reports nothing after that" "$audit"
-ko=$(find "/lib/modules/$(basename "$kernel61")/updates" -name 'utf8val.ko*' 2>/dev/null | head -n 1)
-result "$([ -n "$ko" ] && modinfo -F kfuncs "$ko" | grep -q '^absent:'; echo $?)" \
-	"DKMS installed $headers's utf8val.ko, without kfuncs ($(modinfo -F kfuncs "$ko" 2>/dev/null))" \
-	"$(cat /var/lib/dkms/utf8val/"$version"/build/make.log 2>/dev/null | tail -20)"
-purge_dkms
-left=$(dpkg -l 'utf8val-dkms' "$headers" 2>/dev/null | grep '^[ih]')
-result "$([ -z "$left" ] && [ ! -e /var/lib/dkms/utf8val ]; echo $?)" \
-	"apt-get purge takes utf8val-dkms, its DKMS tree and the headers away" "$left"
+# unconfigured. (Headers only: no kernel is installed on the host. The
+# packages come from the private apt state the kernel came from; only
+# what this test installed is purged again.)
+abi61=$(basename "$kernel61")
+headers=linux-headers-$abi61
+installed() { dpkg-query -W -f='${Status}\n' "$1" 2>/dev/null | grep -q ' installed$'; }
+if [ -z "$abi61" ] || [ ! -d "$kernel61" ]; then
+	result 1 "fetch Debian's 6.1 headers for the DKMS install test" ""
+elif [ "$abi61" = "$(uname -r)" ] || installed "$headers"; then
+	echo "ok - deb: DKMS through apt # SKIP $headers is already installed here (the test would remove it)"
+else
+	debs=$work/headers-debs
+	mkdir -p "$debs"
+	before=$(dpkg-query -W -f='${Package}\n' | sort)
+	out=$(cd "$debs" && "$top/scripts/apt-foreign" amd64 apt-get download -q "$headers" \
+		"$(sed -n 's|^include .*/\(linux-headers-[^/]*-common\)/Makefile|\1|p' "$kernel61/build/Makefile")" \
+		"$(basename "$(ls -d "$kernel61"/root/usr/lib/linux-kbuild-*)")" 2>&1 &&
+	      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		"$work"/utf8val-dkms_"$version"_all.deb 2>&1 &&
+	      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$debs"/*.deb 2>&1)
+	result $? "apt-get installs utf8val-dkms, then $headers" "$out"
+	added=$(comm -13 <(echo "$before") <(dpkg-query -W -f='${Package}\n' | sort))
+	audit=$(dpkg --audit 2>&1)
+	result "$([ -z "$audit" ]; echo $?)" "dpkg --audit reports nothing after that" "$audit"
+	ko=$(find "/lib/modules/$abi61/updates" -name 'utf8val.ko*' 2>/dev/null | head -n 1)
+	result "$([ -n "$ko" ] && modinfo -F kfuncs "$ko" | grep -q '^absent:'; echo $?)" \
+		"DKMS installed $headers's utf8val.ko, without kfuncs ($(modinfo -F kfuncs "$ko" 2>/dev/null))" \
+		"$(cat /var/lib/dkms/utf8val/"$version"/*/*/log/make.log 2>/dev/null | tail -20)"
+	# shellcheck disable=SC2086
+	out=$(apt-get purge -y -qq $added 2>&1)
+	left=$(dpkg -l utf8val-dkms "$headers" 2>/dev/null | grep '^[ih]')
+	result "$([ -z "$left" ] && [ ! -e /var/lib/dkms/utf8val ] &&
+		  [ ! -e "/lib/modules/$abi61/updates" ]; echo $?)" \
+		"apt-get purge takes what the test installed away: utf8val-dkms, its DKMS tree, the headers" "$left
+$out"
+fi
 
 tap_done
