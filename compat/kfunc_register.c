@@ -22,8 +22,7 @@ static const struct btf_kfunc_id_set utf8val_probe_set = {
 	.set = &utf8val_probe_ids,
 };
 
-int utf8val_probe(void);
-int utf8val_probe(void)
+static int __maybe_unused utf8val_probe(void)
 {
 	return register_btf_kfunc_id_set(BPF_PROG_TYPE_TRACING,
 					 &utf8val_probe_set);
