@@ -293,7 +293,7 @@ TEST(two_threads_one_file)
 /*
  * Hundreds of MiB in one write (zero pages: U+0000 is valid), then the
  * same write killed mid-way: the writer dies promptly, nothing hangs.
- * LONG_CALL_MIB makes it smaller where the kernel is slow (KCSAN).
+ * LONG_CALL_MIB makes it smaller where the kernel is slow (KASAN, KCSAN).
  */
 TEST(huge_writes)
 {
