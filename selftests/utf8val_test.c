@@ -412,7 +412,7 @@ static const char *set_path(const char *name)
  * Every validation path the module has (utf8val.simd=), forced in turn,
  * against the reference on inputs long enough for the vector paths.
  */
-TEST_F(dev, every_path_agrees_with_reference)
+TEST_F_TIMEOUT(dev, every_path_agrees_with_reference, 120)
 {
 	static const char *const paths[] = { "scalar", "avx2", "avx512",
 					     "neon" };
