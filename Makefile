@@ -70,7 +70,7 @@ CORE_HDR	:= utf8val.h utf8val_types.h utf8val_simd.h utf8val_user.h \
 VEC_HDR		:= utf8val_simd_tables.h
 TEST_COMMON	:= tests/common.c tests/reference.c
 TEST_HDR	:= tests/common.h tests/reference.h $(CORE_HDR)
-TESTS		:= test_api test_vectors test_random test_replace test_exhaustive
+TESTS		:= test_api test_vectors test_random test_replace test_exhaustive test_race
 
 # Kernel code generation, as Kbuild uses it: no jump tables, no FPU.
 KERNEL_CFLAGS	:= -O2 -g $(WARN) -ffreestanding -fno-strict-aliasing \

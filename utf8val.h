@@ -9,6 +9,10 @@
  * plain C ones, the kernel's u8, u32 and u64 on every architecture Linux
  * runs on. Documentation/utf8val.rst explains the rules and the error
  * model; utf8val(3) the library.
+ *
+ * No function reads outside the bytes it is given, even when they change
+ * during the call; the answer is then well formed but may describe no
+ * single moment of them (utf8val.rst, "Bytes that change during the call").
  */
 #ifndef UTF8VAL_H
 #define UTF8VAL_H

@@ -698,18 +698,25 @@ static __always_inline size_t policy_scan(const u8 *s, size_t len, bool nul,
 			end = i + POLICY_STEP;
 		}
 		for (; i < end; i++) {
+			const u8 b = s[i];
 			u32 cp;
 
-			if (!s[i] && nul)
+			if (!b && nul)
 				return i;
-			if (s[i] < 0xef || !nonchar)
+			if (b < 0xef || !nonchar)
 				continue;
-			/* a whole character: the prefix ends at a boundary */
-			if (s[i] == 0xef)
+			/*
+			 * The DFA passed a whole character here, unless the
+			 * bytes changed since: then the exact path reads them
+			 * again, and nothing past @len is read.
+			 */
+			if (b > 0xf4 || len - i < (b == 0xef ? 3u : 4u))
+				return i;
+			if (b == 0xef)
 				cp = 0xf000 | (s[i + 1] & 0x3f) << 6 |
 				     (s[i + 2] & 0x3f);
 			else
-				cp = (s[i] & 0x07) << 18 |
+				cp = (b & 0x07) << 18 |
 				     (s[i + 1] & 0x3f) << 12 |
 				     (s[i + 2] & 0x3f) << 6 | (s[i + 3] & 0x3f);
 			if (is_noncharacter(cp))
@@ -1035,6 +1042,16 @@ enum utf8val_error utf8val_stream_feed(struct utf8val_stream *st,
 
 UTF8VAL_EXPORT(utf8val_stream_feed);
 
+/*
+ * The fast path counts characters as it reads and takes back those after
+ * where it stops by reading them again: bytes that change during the call
+ * can make the two disagree. No answer counts more characters than bytes.
+ */
+static inline u64 chars_within(u64 chars, u64 bytes)
+{
+	return chars <= bytes ? chars : bytes;
+}
+
 /**
  * utf8val_stream_result() - the verdict as if the input ended now
  * @st: stream started by utf8val_stream_init()
@@ -1052,11 +1069,12 @@ enum utf8val_error utf8val_stream_result(const struct utf8val_stream *st,
 {
 	struct utf8val_result r = {
 		.valid_up_to = st->pos - st->seen,
-		.chars = st->chars,
+		.chars = chars_within(st->chars, st->pos - st->seen),
 	};
 
 	if (st->error) {
 		r.valid_up_to = st->err_at;
+		r.chars = chars_within(st->chars, st->err_at);
 		r.error = st->error;
 		r.error_len = st->error_len;
 	} else if (st->seen) {
@@ -1089,7 +1107,7 @@ static enum utf8val_error validate(const void *buf, size_t len,
 			if (res)
 				*res = (struct utf8val_result){
 					.valid_up_to = len,
-					.chars = chars,
+					.chars = chars_within(chars, len),
 				};
 			return UTF8VAL_OK;
 		}
@@ -1355,10 +1373,10 @@ UTF8VAL_EXPORT(utf8val_replace);
 enum utf8val_error utf8val_decode(const void *buf, size_t len,
 				  unsigned int flags, u32 *cp, u32 *seq_len)
 {
-	const u8 *s = buf;
 	struct utf8val_stream st;
 	struct utf8val_result res;
-	size_t n;
+	u8 s[UTF8VAL_MAX_SEQ];
+	size_t n, i;
 
 	*cp = REPLACEMENT_CHAR;
 	*seq_len = 0;
@@ -1368,10 +1386,18 @@ enum utf8val_error utf8val_decode(const void *buf, size_t len,
 	if (!len)
 		return UTF8VAL_EINCOMPLETE;
 
+	/* each byte read once, so that one that changes meanwhile is seen
+	 * with one value
+	 */
+	s[0] = *(const u8 *)buf;
 	n = lead_rule(s[0], flags).len;
 	if (!n)
 		n = 1;
-	exact_scan(&st, s, n < len ? n : len);
+	if (n > len)
+		n = len;
+	for (i = 1; i < n; i++)
+		s[i] = ((const u8 *)buf)[i];
+	exact_scan(&st, s, n);
 	if (utf8val_stream_result(&st, &res)) {
 		*seq_len = res.error_len;
 		return res.error;

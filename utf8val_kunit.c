@@ -12,7 +12,10 @@
  * The benchmark case skips unless utf8val_kunit_tests.benchmark=1.
  */
 #include <kunit/test.h>
+#include <linux/kcsan-checks.h>
+#include <linux/kthread.h>
 #include <linux/module.h>
+#include <linux/random.h>
 #include <linux/prandom.h>
 #include <linux/timekeeping.h>
 #include <linux/vmalloc.h>
@@ -317,6 +320,125 @@ static void utf8val_in_nmi(struct kunit *test)
 }
 #endif
 
+/*
+ * Bytes that change during the call: a kernel thread rewrites the bytes
+ * that steer the decoder, at the end of an input that ends at the guard
+ * page and anywhere in it, while every entry point runs on it. Nothing
+ * may be read past the input (KASAN, or the guard page's fault) and
+ * every answer must be well formed (utf8val.rst).
+ */
+struct rewrite {
+	u8 *end;		/* the input's end, at the guard page */
+	size_t len;		/* 0 while no input is there */
+};
+
+static int rewriter(void *arg)
+{
+	static const u8 steer[] = { 'a', 0x00, 0x80, 0xbf, 0xc2, 0xe0, 0xed,
+				    0xef, 0xf0, 0xf4, 0xf8, 0xfe, 0xbe, 0x8f };
+	struct rewrite *rw = arg;
+	u32 n = 0;
+
+	kcsan_disable_current();	/* the race is the point */
+	while (!kthread_should_stop()) {
+		size_t len = READ_ONCE(rw->len);
+		u32 r = get_random_u32();
+
+		if (len) {
+			size_t back = r % 2 ? 1 + (r >> 8) % min_t(size_t, len, 8)
+					    : 1 + (r >> 8) % len;
+
+			WRITE_ONCE(rw->end[-back],
+				   steer[(r >> 24) % ARRAY_SIZE(steer)]);
+		}
+		if (!(++n % 256))
+			cond_resched();
+	}
+	kcsan_enable_current();
+	return 0;
+}
+
+static bool well_formed(const struct utf8val_result *r, size_t len)
+{
+	if (r->error == UTF8VAL_OK)
+		return r->valid_up_to == len && r->chars <= len;
+	return r->error < UTF8VAL_EFLAGS && r->error_len >= 1 &&
+	       r->error_len <= UTF8VAL_MAX_SEQ &&
+	       r->valid_up_to + r->error_len <= len &&
+	       r->chars <= r->valid_up_to;
+}
+
+static void changing_call(struct kunit *test, const u8 *s, size_t len,
+			  unsigned int flags, u8 *out)
+{
+	struct utf8val_errors it;
+	struct utf8val_stream st;
+	struct utf8val_result r;
+	unsigned long long n;
+	unsigned int cp, seq;
+
+	utf8val_validate(s, len, flags, &r);
+	KUNIT_EXPECT_TRUE_MSG(test, well_formed(&r, len),
+			      "validate %zu bytes, flags %#x: error %u at %llu",
+			      len, flags, r.error, r.valid_up_to);
+	utf8val_stream_init(&st, flags);
+	utf8val_stream_feed(&st, s, len / 3);
+	utf8val_stream_feed(&st, s + len / 3, len - len / 3);
+	utf8val_stream_result(&st, &r);
+	KUNIT_EXPECT_TRUE_MSG(test, well_formed(&r, len),
+			      "stream %zu bytes, flags %#x", len, flags);
+	utf8val_errors_init(&it, s, len, flags);
+	while (utf8val_errors_next(&it, &r))
+		if (!well_formed(&r, len)) {
+			KUNIT_FAIL(test, "errors of %zu bytes, flags %#x",
+				   len, flags);
+			break;
+		}
+	n = utf8val_replace(s, len, flags, out, UTF8VAL_REPLACE_MAX(len));
+	KUNIT_EXPECT_LE(test, n, UTF8VAL_REPLACE_MAX(len));
+	if (!utf8val_decode(s, len, flags, &cp, &seq))
+		KUNIT_EXPECT_LE(test, seq, len);
+}
+
+static void utf8val_changing_bytes(struct kunit *test)
+{
+	static const size_t lens[] = { 1, 3, 7, 33, 64, 200, 513, 4096 + 61,
+				       3 * 16 * 1024 + 5 };
+	static const unsigned int modes[] = {
+		0, UTF8VAL_REJECT_NONCHAR,
+		UTF8VAL_REJECT_NUL | UTF8VAL_REJECT_NONCHAR | UTF8VAL_REJECT_BOM,
+		UTF8VAL_SURROGATES, UTF8VAL_RFC2279 | UTF8VAL_REJECT_NONCHAR,
+	};
+	struct rewrite rw = { .end = buffer + buflen };
+	struct task_struct *task;
+	int path, m, k, i;
+	u8 *out;
+
+	out = kunit_kmalloc(test, UTF8VAL_REPLACE_MAX(LONG_LEN), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, out);
+	task = kthread_run(rewriter, &rw, "utf8val_rewrite");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	kcsan_disable_current();
+	for (path = 0; path < NR_UTF8VAL_PATHS; path++) {
+		if (utf8val_simd_select(path) != path)
+			continue;
+		for (m = 0; m < ARRAY_SIZE(modes); m++)
+			for (k = 0; k < ARRAY_SIZE(lens); k++) {
+				valid_text(rw.end - lens[k], lens[k]);
+				WRITE_ONCE(rw.len, lens[k]);
+				for (i = 0; i < 40; i++) {
+					changing_call(test, rw.end - lens[k],
+						      lens[k], modes[m], out);
+					cond_resched();
+				}
+				WRITE_ONCE(rw.len, 0);
+			}
+	}
+	kcsan_enable_current();
+	kthread_stop(task);
+	utf8val_simd_select(admin_path);
+}
+
 /* The stream cut in two at every point reaches the one-call verdict. */
 static void utf8val_stream_every_split(struct kunit *test)
 {
@@ -399,6 +521,7 @@ static struct kunit_case utf8val_kunit_cases[] = {
 	KUNIT_CASE(utf8val_stream_every_split),
 	KUNIT_CASE_PARAM(utf8val_every_path, path_gen_params),
 	KUNIT_CASE(utf8val_in_nmi),
+	KUNIT_CASE(utf8val_changing_bytes),
 	KUNIT_CASE(utf8val_codec_round_trip),
 	KUNIT_CASE(utf8val_benchmark),
 	{},
