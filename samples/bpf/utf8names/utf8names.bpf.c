@@ -7,22 +7,28 @@
  * refused with -EILSEQ and reported through a ring buffer. This program
  * only copies bytes: whether they are UTF-8 is utf8val's answer.
  *
- * Which hooks: the path hooks for tasks (open(O_CREAT), mknod(), bind()
- * of a unix socket, mkdir, symlink, link, rename, io_uring's too); the
- * inode hooks only for kernel threads, which make names without a path
- * (nfsd, ksmbd). The inode hooks also run for names a file system makes
- * for itself, as overlayfs does when it copies up a file or whites one
- * out under its existing name: refusing those would break old files.
- * A name that already exists (rename over a file, RENAME_EXCHANGE) is
- * not new and passes.
+ * The rule is about the name that ends up in a directory, whoever makes
+ * it, so the inode hooks check every caller: the VFS calls them for every
+ * name it makes (open(O_CREAT) through may_o_create(), mknod(), bind() of
+ * a unix socket, mkdir, symlink, link, rename, io_uring's), and so do
+ * file systems that make names in another one (overlayfs creating, copying
+ * up and whiting out in its upper layer; mq_open() in mqueue), and kernel
+ * threads (nfsd, ksmbd). The inode hooks see the file system the name
+ * lands on. The path hooks see the mount the caller went through, which
+ * for overlayfs is the overlay's: they refuse earlier, and only add the
+ * overlay's own device to what --mount can name. btrfs makes subvolumes
+ * and snapshots without any hook that sees the name: the sleepable
+ * file_ioctl hook reads the name from the ioctl's argument (see
+ * check_subvolume() for what that cannot see). A name that already exists
+ * (rename over a file, RENAME_EXCHANGE) is not new and passes.
  *
  * The copy of the name is the calling task's own (task storage): a
  * per-CPU buffer would be shared by tasks that preempt each other. If the
  * kernel cannot give the task its storage, the name is refused.
  *
  * The loader sets, before loading: audit (report, never refuse) and
- * one_fs with fs_dev (only names made on the file system whose device
- * number, as the kernel keeps it in super_block.s_dev, is fs_dev).
+ * some_fs (only names made on the file systems whose device numbers, as
+ * the kernel keeps them in super_block.s_dev, are keys of guarded).
  */
 #include <stdbool.h>
 #include <linux/bpf.h>
@@ -39,9 +45,19 @@
 #define ENAMETOOLONG	36
 #define EILSEQ		84
 
-#define PF_KTHREAD	0x00200000	/* include/linux/sched.h, 6.1 and 6.12 */
 #define S_IFMT		00170000
 #define S_IFREG		0100000
+
+/* include/uapi/linux/btrfs.h and magic.h: what the name-making ioctls take */
+#define BTRFS_SUPER_MAGIC		0x9123683e
+#define BTRFS_IOC_SNAP_CREATE		0x50009401	/* vol_args */
+#define BTRFS_IOC_SUBVOL_CREATE		0x5000940e	/* vol_args */
+#define BTRFS_IOC_SNAP_CREATE_V2	0x50009417	/* vol_args_v2 */
+#define BTRFS_IOC_SUBVOL_CREATE_V2	0x50009418	/* vol_args_v2 */
+#define BTRFS_VOL_NAME_AT		8	/* after __s64 fd */
+#define BTRFS_VOL_NAME_MAX		4088	/* BTRFS_PATH_NAME_MAX + 1 */
+#define BTRFS_VOL_V2_NAME_AT		56	/* fd, transid, flags, 4 words */
+#define BTRFS_VOL_V2_NAME_MAX		4040	/* BTRFS_SUBVOL_NAME_MAX + 1 */
 
 /*
  * The kernel's types, only the members read here: CO-RE finds them in the
@@ -49,6 +65,7 @@
  */
 struct super_block {
 	__u32 s_dev;
+	unsigned long s_magic;
 } __attribute__((preserve_access_index));
 
 struct inode {
@@ -79,34 +96,64 @@ struct dentry {
 	struct inode *d_inode;
 } __attribute__((preserve_access_index));
 
-struct task_struct {
-	unsigned int flags;
+struct file {
+	struct inode *f_inode;
 } __attribute__((preserve_access_index));
 
 const volatile bool audit;
-const volatile bool one_fs;
-const volatile __u32 fs_dev;
+const volatile bool some_fs;
+
+/*
+ * Set by utf8names --detach before it unpins the links: the kernel frees
+ * an unpinned link a little later, and the policy must end when
+ * --detach returns.
+ */
+bool detached;
+
+/* the guarded file systems' s_dev (some_fs), filled before attaching */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, UTF8NAMES_MOUNTS_MAX);
+	__type(key, __u32);
+	__type(value, __u8);
+} guarded SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 1024 * 1024);
 } events SEC(".maps");
 
-/* each task's room for one record: too big for the 512-byte BPF stack */
+/*
+ * Each task's room for one record (too big for the 512-byte BPF stack),
+ * and in audit mode the dentry whose name a path hook judged last: the
+ * inode hook that follows for the same call does not report it again.
+ * (Enforcing, a name the path hook refused never reaches the inode hook,
+ * and one it allowed is judged again there.)
+ */
+struct task_record {
+	struct utf8names_event e;
+	__u64 audited;
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, int);
-	__type(value, struct utf8names_event);
+	__type(value, struct task_record);
 } scratch SEC(".maps");
 
-/* reports the ring buffer had no room for (the refusals still happened) */
+/*
+ * Counts, per CPU: [UTF8NAMES_REPORTED] names refused (or audited), each
+ * counted before its report is sent; [UTF8NAMES_LOST] reports the ring
+ * buffer had no room for (the refusals still happened). A reader that
+ * has printed reported - lost records has seen them all.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, UTF8NAMES_NR_COUNTS);
 	__type(key, __u32);
 	__type(value, __u64);
-} lost SEC(".maps");
+} counts SEC(".maps");
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -115,21 +162,64 @@ static int refuse(int err)
 	return audit ? 0 : err;
 }
 
-static bool is_kthread(void)
-{
-	return bpf_get_current_task_btf()->flags & PF_KTHREAD;
-}
-
 static bool on_our_fs(const struct super_block *sb)
 {
-	return !one_fs || BPF_CORE_READ(sb, s_dev) == fs_dev;
+	__u32 dev;
+
+	if (detached)
+		return false;
+	if (!some_fs)
+		return true;
+	dev = BPF_CORE_READ(sb, s_dev);
+	return bpf_map_lookup_elem(&guarded, &dev);
+}
+
+static void count(__u32 which)
+{
+	__u64 *n = bpf_map_lookup_elem(&counts, &which);
+
+	if (n)
+		__sync_fetch_and_add(n, 1);
 }
 
 /* The task's own record, or NULL if the kernel cannot make it. */
-static struct utf8names_event *record(void)
+static struct task_record *task_record(void)
 {
 	return bpf_task_storage_get(&scratch, bpf_get_current_task_btf(), NULL,
 				    BPF_LOCAL_STORAGE_GET_F_CREATE);
+}
+
+static struct utf8names_event *record(void)
+{
+	struct task_record *t = task_record();
+
+	return t ? &t->e : NULL;
+}
+
+/* Audit mode: a path hook on @sb judged @dentry's name (and target). */
+static void path_judged(const struct super_block *sb, struct dentry *dentry)
+{
+	struct task_record *t;
+
+	if (!audit)
+		return;
+	t = task_record();
+	if (t)
+		t->audited = on_our_fs(sb) ? (__u64)dentry : 0;
+}
+
+/* Audit mode: did the path hook of this call report @dentry already? */
+static bool reported_by_path(struct dentry *dentry)
+{
+	struct task_record *t;
+
+	if (!audit)
+		return false;
+	t = task_record();
+	if (!t || t->audited != (__u64)dentry)
+		return false;
+	t->audited = 0;
+	return true;
 }
 
 /*
@@ -140,8 +230,6 @@ static int check(struct utf8names_event *e, __u32 len, enum utf8names_op op,
 		 bool target)
 {
 	int verdict = audit ? 0 : -EILSEQ;
-	__u32 zero = 0;
-	__u64 *n;
 	__u64 id;
 
 	if (len > UTF8NAMES_NAME_MAX)
@@ -156,12 +244,10 @@ static int check(struct utf8names_event *e, __u32 len, enum utf8names_op op,
 	e->target = target;
 	e->verdict = verdict;
 	e->len = len;
+	count(UTF8NAMES_REPORTED);
 	if (bpf_ringbuf_output(&events, e,
-			       offsetof(struct utf8names_event, name) + len, 0)) {
-		n = bpf_map_lookup_elem(&lost, &zero);
-		if (n)
-			__sync_fetch_and_add(n, 1);
-	}
+			       offsetof(struct utf8names_event, name) + len, 0))
+		count(UTF8NAMES_LOST);
 	/* not e->verdict: the verifier must see the return is 0 or -EILSEQ */
 	return verdict;
 }
@@ -218,7 +304,7 @@ static const struct super_block *inode_sb(const struct inode *dir)
 	return BPF_CORE_READ(dir, i_sb);
 }
 
-/* --- tasks: the path hooks ------------------------------------------- */
+/* --- the path hooks: the mount the caller went through ----------------- */
 
 /* open(O_CREAT) and mknod() of a file; mknod() of anything else, bind() */
 SEC("lsm/path_mknod")
@@ -228,8 +314,10 @@ int BPF_PROG(utf8names_path_mknod, const struct path *dir,
 {
 	if (ret)
 		return ret;
-	return check_name(path_sb(dir), dentry, (mode & S_IFMT) == S_IFREG ?
-			  UTF8NAMES_CREATE : UTF8NAMES_MKNOD);
+	ret = check_name(path_sb(dir), dentry, (mode & S_IFMT) == S_IFREG ?
+			 UTF8NAMES_CREATE : UTF8NAMES_MKNOD);
+	path_judged(path_sb(dir), dentry);
+	return ret;
 }
 
 SEC("lsm/path_mkdir")
@@ -238,7 +326,9 @@ int BPF_PROG(utf8names_path_mkdir, const struct path *dir,
 {
 	if (ret)
 		return ret;
-	return check_name(path_sb(dir), dentry, UTF8NAMES_MKDIR);
+	ret = check_name(path_sb(dir), dentry, UTF8NAMES_MKDIR);
+	path_judged(path_sb(dir), dentry);
+	return ret;
 }
 
 SEC("lsm/path_symlink")
@@ -248,9 +338,10 @@ int BPF_PROG(utf8names_path_symlink, const struct path *dir,
 	if (ret)
 		return ret;
 	ret = check_name(path_sb(dir), dentry, UTF8NAMES_SYMLINK);
-	if (ret)
-		return ret;
-	return check_target(path_sb(dir), old_name);
+	if (!ret)
+		ret = check_target(path_sb(dir), old_name);
+	path_judged(path_sb(dir), dentry);
+	return ret;
 }
 
 SEC("lsm/path_link")
@@ -259,7 +350,9 @@ int BPF_PROG(utf8names_path_link, struct dentry *old_dentry,
 {
 	if (ret)
 		return ret;
-	return check_name(path_sb(new_dir), new_dentry, UTF8NAMES_LINK);
+	ret = check_name(path_sb(new_dir), new_dentry, UTF8NAMES_LINK);
+	path_judged(path_sb(new_dir), new_dentry);
+	return ret;
 }
 
 SEC("lsm/path_rename")
@@ -269,16 +362,18 @@ int BPF_PROG(utf8names_path_rename, const struct path *old_dir,
 {
 	if (ret)
 		return ret;
-	return check_name(path_sb(new_dir), new_dentry, UTF8NAMES_RENAME);
+	ret = check_name(path_sb(new_dir), new_dentry, UTF8NAMES_RENAME);
+	path_judged(path_sb(new_dir), new_dentry);
+	return ret;
 }
 
-/* --- kernel threads (nfsd, ksmbd): the inode hooks --------------------- */
+/* --- the inode hooks: the file system the name lands on, any caller ---- */
 
 SEC("lsm/inode_create")
 int BPF_PROG(utf8names_inode_create, struct inode *dir, struct dentry *dentry,
 	     unsigned short mode, int ret)
 {
-	if (ret || !is_kthread())
+	if (ret || reported_by_path(dentry))
 		return ret;
 	return check_name(inode_sb(dir), dentry, UTF8NAMES_CREATE);
 }
@@ -287,7 +382,7 @@ SEC("lsm/inode_mknod")
 int BPF_PROG(utf8names_inode_mknod, struct inode *dir, struct dentry *dentry,
 	     unsigned short mode, unsigned int dev, int ret)
 {
-	if (ret || !is_kthread())
+	if (ret || reported_by_path(dentry))
 		return ret;
 	return check_name(inode_sb(dir), dentry, UTF8NAMES_MKNOD);
 }
@@ -296,7 +391,7 @@ SEC("lsm/inode_mkdir")
 int BPF_PROG(utf8names_inode_mkdir, struct inode *dir, struct dentry *dentry,
 	     unsigned short mode, int ret)
 {
-	if (ret || !is_kthread())
+	if (ret || reported_by_path(dentry))
 		return ret;
 	return check_name(inode_sb(dir), dentry, UTF8NAMES_MKDIR);
 }
@@ -305,7 +400,7 @@ SEC("lsm/inode_symlink")
 int BPF_PROG(utf8names_inode_symlink, struct inode *dir, struct dentry *dentry,
 	     const char *old_name, int ret)
 {
-	if (ret || !is_kthread())
+	if (ret || reported_by_path(dentry))
 		return ret;
 	ret = check_name(inode_sb(dir), dentry, UTF8NAMES_SYMLINK);
 	if (ret)
@@ -317,7 +412,7 @@ SEC("lsm/inode_link")
 int BPF_PROG(utf8names_inode_link, struct dentry *old_dentry, struct inode *dir,
 	     struct dentry *new_dentry, int ret)
 {
-	if (ret || !is_kthread())
+	if (ret || reported_by_path(new_dentry))
 		return ret;
 	return check_name(inode_sb(dir), new_dentry, UTF8NAMES_LINK);
 }
@@ -327,7 +422,89 @@ int BPF_PROG(utf8names_inode_rename, struct inode *old_dir,
 	     struct dentry *old_dentry, struct inode *new_dir,
 	     struct dentry *new_dentry, int ret)
 {
-	if (ret || !is_kthread())
+	if (ret || reported_by_path(new_dentry))
 		return ret;
 	return check_name(inode_sb(new_dir), new_dentry, UTF8NAMES_RENAME);
+}
+
+/* --- btrfs: subvolumes and snapshots ------------------------------------ */
+
+/*
+ * check_subvolume() - the verdict on the name of a subvolume or snapshot
+ * that a btrfs ioctl on @file is to make. btrfs_mksubvol() calls no hook
+ * that sees the name, so it is read here from the caller's argument, as
+ * btrfs will read it: a string at @at, cut at @max - 1 bytes. btrfs copies the argument again after this hook: a second thread
+ * of the caller that rewrites the name in between is not seen (the
+ * loader lists this route as one it cannot cover).
+ *
+ * @sleepable: the hook may fault the argument in (file_ioctl); an
+ * argument it cannot read fails btrfs's own copy too, and is left to it.
+ * Otherwise (file_ioctl_compat, which kernels do not let sleep), only
+ * what is in memory can be read: a name that cannot be read is refused.
+ */
+static int check_subvolume(struct file *file, unsigned int cmd,
+			   unsigned long arg, bool sleepable)
+{
+	const struct super_block *sb = BPF_CORE_READ(file, f_inode, i_sb);
+	struct utf8names_event *e;
+	enum utf8names_op op;
+	__u32 at, max;
+	long n;
+
+	switch (cmd) {
+	case BTRFS_IOC_SUBVOL_CREATE:
+	case BTRFS_IOC_SNAP_CREATE:
+		at = BTRFS_VOL_NAME_AT;
+		max = BTRFS_VOL_NAME_MAX;
+		break;
+	case BTRFS_IOC_SUBVOL_CREATE_V2:
+	case BTRFS_IOC_SNAP_CREATE_V2:
+		at = BTRFS_VOL_V2_NAME_AT;
+		max = BTRFS_VOL_V2_NAME_MAX;
+		break;
+	default:
+		return 0;
+	}
+	op = cmd == BTRFS_IOC_SUBVOL_CREATE || cmd == BTRFS_IOC_SUBVOL_CREATE_V2 ?
+	     UTF8NAMES_SUBVOLUME : UTF8NAMES_SNAPSHOT;
+	if (BPF_CORE_READ(sb, s_magic) != BTRFS_SUPER_MAGIC || !on_our_fs(sb))
+		return 0;
+	e = record();
+	if (!e)
+		return refuse(-ENOMEM);
+	if (!sleepable) {
+		n = bpf_probe_read_user_str(e->name, max, (const void *)(arg + at));
+		if (n <= 0)
+			return refuse(-EFAULT);
+		return check(e, n - 1, op, false);
+	}
+	if (bpf_copy_from_user(e->name, max, (const void *)(arg + at)))
+		return 0;
+	/*
+	 * Its length, as btrfs takes it: up to the NUL, or the first max - 1
+	 * bytes (btrfs puts a NUL at the end of the array).
+	 */
+	n = bpf_probe_read_kernel_str(e->name, max, e->name);
+	if (n <= 0)
+		return refuse(-EFAULT);
+	return check(e, n - 1, op, false);
+}
+
+SEC("lsm.s/file_ioctl")
+int BPF_PROG(utf8names_file_ioctl, struct file *file, unsigned int cmd,
+	     unsigned long arg, int ret)
+{
+	if (ret)
+		return ret;
+	return check_subvolume(file, cmd, arg, true);
+}
+
+/* 32-bit callers, from 6.8 (before, they came through file_ioctl) */
+SEC("lsm/file_ioctl_compat")
+int BPF_PROG(utf8names_file_ioctl_compat, struct file *file, unsigned int cmd,
+	     unsigned long arg, int ret)
+{
+	if (ret)
+		return ret;
+	return check_subvolume(file, cmd, arg, false);
 }

@@ -1,24 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * utf8names: load the utf8names BPF LSM policy (utf8names.bpf.c), which
- * refuses new file names that are not strict UTF-8 with EILSEQ, and print
- * each refusal until SIGINT or SIGTERM; then detach it, which restores
- * the old behaviour.
+ * refuses new file names that are not strict UTF-8 with EILSEQ.
  *
- *   utf8names [--audit] [--mount DIR]
+ *   utf8names [--audit] [--mount DIR]... [--config FILE]
+ *	the policy lives as long as this process, which prints each
+ *	refusal until SIGINT or SIGTERM, then detaches it
+ *   utf8names --pin [--follow] [--audit] [--mount DIR]... [--config FILE]
+ *	the policy stays (pinned in /sys/fs/bpf/utf8names) after this
+ *	process ends; --follow prints refusals meanwhile, as below
+ *   utf8names --follow	print a pinned policy's refusals until a signal
+ *   utf8names --status	what a pinned policy does, and its counts
+ *   utf8names --detach	end a pinned policy
  *
  * --mount DIR limits it to the file system mounted at DIR (and so to each
- * of its mounts: bind mounts share it). The policy lives as long as this
- * process: SIGHUP and SIGPIPE are ignored, so that neither a closed
- * terminal nor a reader that went away ends it.
+ * of its mounts: bind mounts share it); it may be given up to 64 times.
+ * FILE holds "mode enforce" or "mode audit" and "mount DIR" lines.
+ * SIGHUP and SIGPIPE are ignored, so that neither a closed terminal nor a
+ * reader that went away ends it.
  *
  * One line per refusal on standard output, such as
  *   refused op=mkdir pid=42 uid=0 comm=sh name=caf\xc3 offset=3 len=1 error=incomplete
- * ("audited" in audit mode). Messages go to standard error; the exit
- * status is 0 after a signal, 1 when the policy cannot be loaded (no BPF
- * LSM, utf8val.ko or its kfuncs missing), 2 on a usage error.
+ * ("audited" in audit mode). Messages go to standard error, starting with
+ * what the policy checks and what it cannot. The exit status is 0 after a
+ * signal or a done --pin, --status or --detach; 1 when the policy cannot
+ * be loaded (no BPF LSM, utf8val.ko or its kfuncs missing); 2 on a usage
+ * error; 3 when --status, --follow or --detach find no pinned policy.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -27,12 +37,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <time.h>
 #include <linux/capability.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "utf8val.h"
@@ -49,9 +62,17 @@ static const char *const op_names[UTF8NAMES_NR_OPS] = {
 	[UTF8NAMES_SYMLINK] = "symlink",
 	[UTF8NAMES_LINK] = "link",
 	[UTF8NAMES_RENAME] = "rename",
+	[UTF8NAMES_SUBVOLUME] = "subvolume",
+	[UTF8NAMES_SNAPSHOT] = "snapshot",
 };
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* the most programs the object has (one link each) */
+#define UTF8NAMES_MAX_PROGS	32
+
 static volatile sig_atomic_t stop;
+static bool quiet_libbpf;	/* while a load that may fail is tried */
 /* reports that could not be written to standard output */
 static unsigned long long unwritten;
 
@@ -64,16 +85,23 @@ static void on_signal(int sig)
 static void print_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: utf8names [--audit] [--mount DIR]\n"
+		"usage: utf8names [--pin [--follow]] [--audit] [--mount DIR]... [--config FILE]\n"
+		"       utf8names --follow | --status | --detach\n"
 		"Refuse new file names that are not strict UTF-8 (RFC 3629) with EILSEQ,\n"
 		"and print each refusal, until SIGINT or SIGTERM.\n"
-		"  --audit      allow them, only print them (\"audited\")\n"
-		"  --mount DIR  only names made on the file system mounted at DIR\n"
+		"  --audit        allow them, only print them (\"audited\")\n"
+		"  --mount DIR    only names made on the file system mounted at DIR (repeatable)\n"
+		"  --config FILE  \"mode enforce\" or \"mode audit\", and \"mount DIR\" lines\n"
+		"  --pin          keep the policy after this process ends (/sys/fs/bpf/utf8names)\n"
+		"  --follow       print the pinned policy's refusals until SIGINT or SIGTERM\n"
+		"  --status       print what the pinned policy does, since when, and its counts\n"
+		"  --detach       end the pinned policy\n"
 		"One line per refusal on standard output:\n"
 		"  refused op=mkdir pid=42 uid=0 comm=sh name=caf\\xe9 offset=3 len=1 error=incomplete\n"
 		"Needs root, utf8val.ko with its kfuncs and the BPF LSM (\"bpf\" in lsm=).\n"
-		"Exit status: 0 after SIGINT or SIGTERM, 1 if the policy cannot be loaded,\n"
-		"2 for a usage error or a DIR that is not a mount point.\n");
+		"Exit status: 0 after SIGINT or SIGTERM, or a done --pin, --status or --detach;\n"
+		"1 if the policy cannot be loaded; 2 for a usage error or a DIR that is not a\n"
+		"mount point; 3 if no policy is pinned (--follow, --status, --detach).\n");
 }
 
 /* May this process load a BPF LSM program? Says why not, if not. */
@@ -140,13 +168,16 @@ static bool kfuncs_present(void)
  * The device number of the file system mounted at DIR, as the kernel
  * keeps it (super_block.s_dev: major in the top 12 bits, minor in the low
  * 20). Not stat()'s st_dev, which on btrfs is the subvolume's: the
- * mount's line in /proc/self/mountinfo, found by its mount id.
+ * mount's record in /proc/self/mountinfo, found by its mount id. The
+ * record's first three fields are the kernel's numbers, before any text a
+ * user chose; records are read whole, whatever their length.
  */
 static bool fs_dev_of(const char *dir, __u32 *dev)
 {
 	unsigned int id, major, minor;
 	struct statx stx;
-	char line[4096];
+	char *line = NULL;
+	size_t size = 0;
 	bool found = false;
 	FILE *f;
 
@@ -160,9 +191,10 @@ static bool fs_dev_of(const char *dir, __u32 *dev)
 		return false;
 	}
 	f = fopen("/proc/self/mountinfo", "r");
-	while (f && !found && fgets(line, sizeof(line), f))
-		found = sscanf(line, "%u %*u %u:%u", &id, &major, &minor) == 3 &&
+	while (f && !found && getline(&line, &size, f) > 0)
+		found = sscanf(line, "%u %*u %u:%u ", &id, &major, &minor) == 3 &&
 			id == stx.stx_mnt_id;
+	free(line);
 	if (f)
 		fclose(f);
 	if (!found) {
@@ -187,12 +219,16 @@ static void print_bytes(const unsigned char *s, unsigned int len)
 	}
 }
 
+/* what a reader has done with the reports it took */
+static unsigned long long printed;
+
 static int on_event(void *ctx, void *data, size_t size)
 {
 	const struct utf8names_event *e = data;
 	const size_t head = offsetof(struct utf8names_event, name);
 
 	(void)ctx;
+	printed++;
 	if (size < head || size < head + e->len || e->op >= UTF8NAMES_NR_OPS) {
 		fprintf(stderr, "utf8names: a malformed record (%zu bytes)\n", size);
 		return 0;
@@ -210,31 +246,34 @@ static int on_event(void *ctx, void *data, size_t size)
 			fprintf(stderr, "utf8names: cannot write reports: %s\n", strerror(errno));
 		clearerr(stdout);
 	}
-	return 0;
+	/*
+	 * A signal: stop taking reports now (this one is taken), or a flood
+	 * of them would keep ring_buffer__poll() from ever returning.
+	 */
+	return stop ? -EINTR : 0;
 }
 
 /* libbpf's messages: warnings and errors only, they explain failures */
 static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 			va_list args)
 {
-	if (level == LIBBPF_DEBUG)
+	if (level == LIBBPF_DEBUG || quiet_libbpf)
 		return 0;
 	return vfprintf(stderr, fmt, args);
 }
 
-static unsigned long long lost_events(struct utf8names_bpf *skel)
+/* The program's counter @which, summed over the CPUs. */
+static unsigned long long counter(int counts_fd, __u32 which)
 {
 	int ncpus = libbpf_num_possible_cpus();
 	unsigned long long sum = 0;
 	__u64 *per_cpu;
-	__u32 key = 0;
 	int i;
 
 	if (ncpus <= 0)
 		return 0;
 	per_cpu = calloc(ncpus, sizeof(*per_cpu));
-	if (per_cpu &&
-	    !bpf_map_lookup_elem(bpf_map__fd(skel->maps.lost), &key, per_cpu))
+	if (per_cpu && !bpf_map_lookup_elem(counts_fd, &which, per_cpu))
 		for (i = 0; i < ncpus; i++)
 			sum += per_cpu[i];
 	free(per_cpu);
@@ -242,9 +281,9 @@ static unsigned long long lost_events(struct utf8names_bpf *skel)
 }
 
 /* Says so when reports were lost since the last time. */
-static void report_lost(struct utf8names_bpf *skel, unsigned long long *seen)
+static void report_lost(int counts_fd, unsigned long long *seen)
 {
-	unsigned long long now = lost_events(skel);
+	unsigned long long now = counter(counts_fd, UTF8NAMES_LOST);
 
 	if (now > *seen)
 		fprintf(stderr, "utf8names: %llu reports lost so far (the ring buffer was full)\n",
@@ -252,29 +291,495 @@ static void report_lost(struct utf8names_bpf *skel, unsigned long long *seen)
 	*seen = now;
 }
 
+/*
+ * Take every report still in the ring buffer of a program this process
+ * loaded, once it is detached: each refusal was counted before its
+ * report was sent, so all are in when the reports taken and the ones
+ * lost add up to the refusals. A program that was running when it was
+ * detached may still be sending: wait for it, a second at most.
+ */
+static void drain(struct ring_buffer *rb, int counts_fd)
+{
+	int i;
+
+	stop = 0;	/* take them all now */
+	for (i = 0; i < 100; i++) {
+		unsigned long long reported = counter(counts_fd, UTF8NAMES_REPORTED);
+
+		ring_buffer__consume(rb);
+		if (printed + counter(counts_fd, UTF8NAMES_LOST) >= reported)
+			return;
+		usleep(10000);
+	}
+}
+
+static void summary(unsigned long long not_printed)
+{
+	if (not_printed || unwritten)
+		fprintf(stderr, "utf8names: %llu reports not printed (the ring buffer was full)%s",
+			not_printed, unwritten ? "" : "\n");
+	if (unwritten)
+		fprintf(stderr, ", %llu not written\n", unwritten);
+}
+
+/*
+ * Print reports from @events_fd until a signal; 0, or 1 on an error.
+ * With @links (a policy this process loaded and did not pin), detach
+ * them then, and account for every refusal made until the last one ran.
+ */
+static int follow(int events_fd, int counts_fd, struct bpf_link **links,
+		  int nr_links)
+{
+	unsigned long long lost = counter(counts_fd, UTF8NAMES_LOST), lost0 = lost;
+	struct ring_buffer *rb;
+	int err, i;
+
+	rb = ring_buffer__new(events_fd, on_event, NULL, NULL);
+	if (!rb) {
+		fprintf(stderr, "utf8names: cannot map the ring buffer: %s\n", strerror(errno));
+		return 1;
+	}
+	while (!stop) {
+		err = ring_buffer__poll(rb, 200);
+		if (err < 0 && err != -EINTR) {
+			fprintf(stderr, "utf8names: reading the ring buffer: %s\n", strerror(-err));
+			ring_buffer__free(rb);
+			return 1;
+		}
+		report_lost(counts_fd, &lost);
+	}
+	if (links) {
+		unsigned long long reported;
+
+		for (i = 0; i < nr_links; i++) {
+			bpf_link__destroy(links[i]);
+			links[i] = NULL;
+		}
+		drain(rb, counts_fd);
+		reported = counter(counts_fd, UTF8NAMES_REPORTED);
+		summary(reported > printed ? reported - printed : 0);
+	} else {
+		stop = 0;
+		ring_buffer__consume(rb);	/* what came before the signal */
+		summary(counter(counts_fd, UTF8NAMES_LOST) - lost0);
+	}
+	ring_buffer__free(rb);
+	return 0;
+}
+
+/* --- loading ------------------------------------------------------------ */
+
+struct settings {
+	bool audit;
+	const char *mounts[UTF8NAMES_MOUNTS_MAX];
+	__u32 devs[UTF8NAMES_MOUNTS_MAX];
+	int nr_mounts;
+};
+
+/* The hooks a kernel may lack; without them, a route goes unchecked. */
+static const struct {
+	const char *prog, *hook, *route;
+} optional[] = {
+	{ "utf8names_file_ioctl", "bpf_lsm_file_ioctl",
+	  "btrfs subvolume and snapshot names (this kernel refuses sleepable LSM programs)" },
+	/* (before 6.8, 32-bit callers come through file_ioctl) */
+	{ "utf8names_file_ioctl_compat", "bpf_lsm_file_ioctl_compat", NULL },
+};
+
+/* Is @func (a BPF LSM hook's attach point) in the kernel's BTF? */
+static bool kernel_has(const char *func)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	bool has = btf && btf__find_by_name_kind(btf, func, BTF_KIND_FUNC) > 0;
+
+	btf__free(btf);
+	return has;
+}
+
+/*
+ * Open and load the program with @s, leaving out a hook the kernel lacks;
+ * if the kernel refuses the sleepable ioctl hooks, load without them and
+ * say which route that leaves unchecked. NULL if it cannot be loaded.
+ */
+static struct utf8names_bpf *load(const struct settings *s, const char **unchecked)
+{
+	struct utf8names_bpf *skel;
+	bool without_ioctl = false;
+	unsigned int i;
+	int err;
+	__u8 one = 1;
+
+	*unchecked = NULL;
+	for (;;) {
+		struct bpf_program *prog;
+
+		skel = utf8names_bpf__open();
+		if (!skel) {
+			fprintf(stderr, "utf8names: cannot open the BPF program: %s\n",
+				strerror(errno));
+			return NULL;
+		}
+		skel->rodata->audit = s->audit;
+		skel->rodata->some_fs = s->nr_mounts > 0;
+		for (i = 0; i < ARRAY_SIZE(optional); i++) {
+			prog = bpf_object__find_program_by_name(skel->obj, optional[i].prog);
+			if (prog && (without_ioctl || !kernel_has(optional[i].hook)))
+				bpf_program__set_autoload(prog, false);
+		}
+		quiet_libbpf = !without_ioctl;	/* the first try may fail */
+		err = utf8names_bpf__load(skel);
+		quiet_libbpf = false;
+		if (!err)
+			break;
+		utf8names_bpf__destroy(skel);
+		if (without_ioctl) {
+			fprintf(stderr, "utf8names: the kernel refused the BPF program: %s\n",
+				strerror(-err));
+			return NULL;
+		}
+		without_ioctl = true;
+		*unchecked = optional[0].route;
+	}
+	for (i = 0; i < (unsigned int)s->nr_mounts; i++)
+		if (bpf_map_update_elem(bpf_map__fd(skel->maps.guarded), &s->devs[i],
+					&one, BPF_ANY)) {
+			fprintf(stderr, "utf8names: cannot guard %s: %s\n", s->mounts[i],
+				strerror(errno));
+			utf8names_bpf__destroy(skel);
+			return NULL;
+		}
+	return skel;
+}
+
+/* Attach every loaded program; its links in @links. 0 or the error. */
+static int attach(struct utf8names_bpf *skel, struct bpf_link **links, int *nr)
+{
+	struct bpf_program *prog;
+	int err;
+
+	*nr = 0;
+	bpf_object__for_each_program(prog, skel->obj) {
+		if (!bpf_program__autoload(prog))
+			continue;
+		links[*nr] = bpf_program__attach(prog);
+		err = libbpf_get_error(links[*nr]);
+		if (err) {
+			links[*nr] = NULL;
+			return err;
+		}
+		(*nr)++;
+	}
+	return 0;
+}
+
+/* What the policy covers, and what it cannot (Documentation: utf8names). */
+static void print_coverage(const char *unchecked)
+{
+	fprintf(stderr,
+		"utf8names: checks every new name made by open(O_CREAT), mknod(), bind() of a unix socket,\n"
+		"utf8names:   mkdir(), symlink() (name and target), link(), rename(), mq_open(), by any process\n"
+		"utf8names:   or kernel thread, through io_uring, overlayfs and NFS or SMB servers, and btrfs\n"
+		"utf8names:   subvolumes and snapshots\n"
+		"utf8names: does not check: names that exist already (renamed over, exchanged, or on a disk\n"
+		"utf8names:   mounted later), names made by another machine on a network file system, a btrfs\n"
+		"utf8names:   subvolume name a second thread rewrites during the ioctl%s%s\n",
+		unchecked ? ", " : "", unchecked ? unchecked : "");
+}
+
+/* --- pinning ------------------------------------------------------------ */
+
+#define PIN_DIR		"/sys/fs/bpf/utf8names"
+
+static const char *const pinned_maps[] = { "events", "counts", "guarded", "settings", "state" };
+
+static int map_fd_by_name(struct utf8names_bpf *skel, const char *name)
+{
+	if (!strcmp(name, "events"))
+		return bpf_map__fd(skel->maps.events);
+	if (!strcmp(name, "counts"))
+		return bpf_map__fd(skel->maps.counts);
+	if (!strcmp(name, "guarded"))
+		return bpf_map__fd(skel->maps.guarded);
+	if (!strcmp(name, "state"))
+		return bpf_map__fd(skel->maps.bss);
+	return bpf_map__fd(skel->maps.rodata);
+}
+
+static void unpin_all(void)
+{
+	DIR *d = opendir(PIN_DIR);
+	struct dirent *ent;
+
+	while (d && (ent = readdir(d)))
+		if (ent->d_name[0] != '.')
+			unlinkat(dirfd(d), ent->d_name, 0);
+	if (d)
+		closedir(d);
+	rmdir(PIN_DIR);
+}
+
+/*
+ * Pin the links and the maps in PIN_DIR, so that the policy stays when
+ * this process ends. 0, or 1 with nothing pinned.
+ */
+static int pin(struct utf8names_bpf *skel, struct bpf_link **links, int nr)
+{
+	char path[PATH_MAX];
+	unsigned int i;
+	int n;
+
+	if (mkdir(PIN_DIR, 0700)) {
+		if (errno == EEXIST)
+			fprintf(stderr,
+				"utf8names: a policy is pinned already (--status says what; --detach ends it)\n");
+		else
+			fprintf(stderr,
+				"utf8names: cannot make %s: %s (is bpffs mounted on /sys/fs/bpf?)\n",
+				PIN_DIR, strerror(errno));
+		return 1;
+	}
+	for (n = 0; n < nr; n++) {
+		snprintf(path, sizeof(path), PIN_DIR "/link-%d", n);
+		if (bpf_link__pin(links[n], path))
+			goto fail;
+	}
+	for (i = 0; i < ARRAY_SIZE(pinned_maps); i++) {
+		snprintf(path, sizeof(path), PIN_DIR "/%s", pinned_maps[i]);
+		if (bpf_obj_pin(map_fd_by_name(skel, pinned_maps[i]), path))
+			goto fail;
+	}
+	return 0;
+fail:
+	fprintf(stderr, "utf8names: %s: %s\n", path, strerror(errno));
+	unpin_all();
+	return 1;
+}
+
+static int pinned_fd(const char *name)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), PIN_DIR "/%s", name);
+	return bpf_obj_get(path);
+}
+
+/* The mount points of the file system @dev, from mountinfo, or "?" */
+static void print_mounts_of(__u32 dev)
+{
+	unsigned int major, minor;
+	char *line = NULL, point[PATH_MAX];
+	size_t size = 0;
+	int shown = 0;
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+
+	while (f && getline(&line, &size, f) > 0)
+		if (sscanf(line, "%*u %*u %u:%u %*s %4095s", &major, &minor, point) == 3 &&
+		    (major << 20 | minor) == dev)
+			printf("%s%s", shown++ ? "," : "", point);
+	if (!shown)
+		printf("?");
+	free(line);
+	if (f)
+		fclose(f);
+}
+
+/* --status: what a pinned policy does; 0, or 3 if none is pinned. */
+static int status(void)
+{
+	int settings = pinned_fd("settings"), counts = pinned_fd("counts");
+	int guarded = pinned_fd("guarded");
+	struct utf8names_bpf__rodata ro;
+	__u32 key = 0, next;
+	struct stat st;
+	char since[64];
+	int n = 0;
+
+	if (settings < 0 || counts < 0 || guarded < 0 || stat(PIN_DIR, &st)) {
+		fprintf(stderr, "utf8names: no policy is pinned (%s: %s)\n", PIN_DIR,
+			strerror(errno));
+		return 3;
+	}
+	if (bpf_map_lookup_elem(settings, &key, &ro)) {
+		fprintf(stderr, "utf8names: cannot read %s/settings: %s\n", PIN_DIR,
+			strerror(errno));
+		return 1;
+	}
+	strftime(since, sizeof(since), "%Y-%m-%dT%H:%M:%SZ", gmtime(&st.st_mtime));
+	printf("mode=%s since=%s mounts=", ro.audit ? "audit" : "enforce", since);
+	if (!ro.some_fs)
+		printf("all");
+	while (ro.some_fs && !bpf_map_get_next_key(guarded, n ? &key : NULL, &next)) {
+		if (n++)
+			printf(";");
+		printf("%u:%u=", next >> 20, next & 0xfffff);
+		print_mounts_of(next);
+		key = next;
+	}
+	printf(" %s=%llu lost=%llu\n", ro.audit ? "audited" : "refused",
+	       counter(counts, UTF8NAMES_REPORTED), counter(counts, UTF8NAMES_LOST));
+	return 0;
+}
+
+/*
+ * --detach: end a pinned policy; 0, or 3 if none is pinned. The kernel
+ * frees a link whose pin is removed a little later, so the programs are
+ * told first (detached, in their state map): the policy ends as this
+ * returns.
+ */
+static int detach(void)
+{
+	struct utf8names_bpf__bss state;
+	int fd = pinned_fd("state");
+	__u32 key = 0;
+
+	if (access(PIN_DIR, F_OK)) {
+		fprintf(stderr, "utf8names: no policy is pinned (%s: %s)\n", PIN_DIR,
+			strerror(errno));
+		return 3;
+	}
+	if (fd < 0 || bpf_map_lookup_elem(fd, &key, &state)) {
+		fprintf(stderr, "utf8names: cannot read %s/state: %s\n", PIN_DIR,
+			strerror(errno));
+		return 1;
+	}
+	state.detached = true;
+	if (bpf_map_update_elem(fd, &key, &state, BPF_ANY)) {
+		fprintf(stderr, "utf8names: cannot stop the policy: %s\n", strerror(errno));
+		return 1;
+	}
+	close(fd);
+	unpin_all();
+	if (!access(PIN_DIR, F_OK)) {
+		fprintf(stderr, "utf8names: stopped, but cannot remove %s: %s\n", PIN_DIR,
+			strerror(errno));
+		return 1;
+	}
+	fprintf(stderr, "utf8names: detached\n");
+	return 0;
+}
+
+/* --follow: print a pinned policy's reports until a signal. */
+static int follow_pinned(void)
+{
+	int events = pinned_fd("events"), counts = pinned_fd("counts");
+
+	if (events < 0 || counts < 0) {
+		fprintf(stderr, "utf8names: no policy is pinned (%s: %s)\n", PIN_DIR,
+			strerror(errno));
+		return 3;
+	}
+	fprintf(stderr,
+		"utf8names: following the pinned policy; stop with SIGINT or SIGTERM\n");
+	return follow(events, counts, NULL, 0);
+}
+
+/* --- settings ----------------------------------------------------------- */
+
+static bool add_mount(struct settings *s, const char *dir)
+{
+	if (s->nr_mounts == UTF8NAMES_MOUNTS_MAX) {
+		fprintf(stderr, "utf8names: at most %d mounts\n", UTF8NAMES_MOUNTS_MAX);
+		return false;
+	}
+	s->mounts[s->nr_mounts] = dir;
+	if (!fs_dev_of(dir, &s->devs[s->nr_mounts]))
+		return false;
+	s->nr_mounts++;
+	return true;
+}
+
+/*
+ * --config FILE: lines "mode enforce" or "mode audit", "mount DIR";
+ * blank lines and #comments. false, having said where, on anything else.
+ */
+static bool read_config(struct settings *s, const char *file)
+{
+	char *line = NULL, *word, *arg, *end;
+	size_t size = 0;
+	unsigned int n = 0;
+	bool ok = true;
+	FILE *f = fopen(file, "r");
+
+	if (!f) {
+		fprintf(stderr, "utf8names: %s: %s\n", file, strerror(errno));
+		return false;
+	}
+	while (ok && getline(&line, &size, f) > 0) {
+		n++;
+		line[strcspn(line, "#\n")] = '\0';
+		word = line + strspn(line, " \t");
+		if (!*word)
+			continue;
+		arg = word + strcspn(word, " \t");
+		if (*arg)
+			*arg++ = '\0';
+		arg += strspn(arg, " \t");
+		for (end = arg + strlen(arg); end > arg && (end[-1] == ' ' || end[-1] == '\t'); )
+			*--end = '\0';
+		if (!strcmp(word, "mode") &&
+		    (!strcmp(arg, "enforce") || !strcmp(arg, "audit"))) {
+			s->audit = !strcmp(arg, "audit");
+		} else if (!strcmp(word, "mount") && *arg) {
+			ok = add_mount(s, strdup(arg));
+		} else {
+			fprintf(stderr,
+				"utf8names: %s:%u: not \"mode enforce\", \"mode audit\" or \"mount DIR\"\n",
+				file, n);
+			ok = false;
+		}
+	}
+	free(line);
+	fclose(f);
+	return ok;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option options[] = {
 		{ "audit", no_argument, NULL, 'a' },
 		{ "mount", required_argument, NULL, 'm' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "pin", no_argument, NULL, 'p' },
+		{ "follow", no_argument, NULL, 'f' },
+		{ "status", no_argument, NULL, 's' },
+		{ "detach", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct ring_buffer *rb = NULL;
+	struct bpf_link *links[UTF8NAMES_MAX_PROGS];
+	const char *unchecked, *mounts[UTF8NAMES_MOUNTS_MAX], *config = NULL;
+	bool pinning = false, following = false, asking = false, detaching = false;
+	struct settings s = { 0 };
 	struct utf8names_bpf *skel;
-	const char *mount = NULL;
-	bool audit = false;
-	unsigned long long lost = 0;
-	int opt, err, status = 1;
-	__u32 fs_dev = 0;
+	int opt, err, nr_mounts = 0, nr_links = 0, i, ret = 1;
 
-	while ((opt = getopt_long(argc, argv, "am:h", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "am:c:pfsdh", options, NULL)) != -1) {
 		switch (opt) {
 		case 'a':
-			audit = true;
+			s.audit = true;
 			break;
 		case 'm':
-			mount = optarg;
+			if (nr_mounts == UTF8NAMES_MOUNTS_MAX) {
+				fprintf(stderr, "utf8names: at most %d mounts\n",
+					UTF8NAMES_MOUNTS_MAX);
+				return 2;
+			}
+			mounts[nr_mounts++] = optarg;
+			break;
+		case 'c':
+			config = optarg;
+			break;
+		case 'p':
+			pinning = true;
+			break;
+		case 'f':
+			following = true;
+			break;
+		case 's':
+			asking = true;
+			break;
+		case 'd':
+			detaching = true;
 			break;
 		case 'h':
 			print_usage(stdout);
@@ -284,75 +789,68 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind != argc) {
+	/* --status and --detach alone; --follow alone or with --pin */
+	if (optind != argc || asking + detaching > 1 ||
+	    ((asking || detaching) && (s.audit || nr_mounts || config || pinning || following)) ||
+	    (following && !pinning && (s.audit || nr_mounts || config))) {
 		print_usage(stderr);
 		return 2;
-	}
-	if (mount && !fs_dev_of(mount, &fs_dev))
-		return 2;
-	if (!privileged() || !bpf_lsm_active() || !kfuncs_present())
-		return 1;
-
-	libbpf_set_print(libbpf_print);
-	skel = utf8names_bpf__open();
-	if (!skel) {
-		fprintf(stderr, "utf8names: cannot open the BPF program: %s\n", strerror(errno));
-		return 1;
-	}
-	skel->rodata->audit = audit;
-	skel->rodata->one_fs = mount;
-	skel->rodata->fs_dev = fs_dev;
-	err = utf8names_bpf__load(skel);
-	if (err) {
-		fprintf(stderr, "utf8names: the kernel refused the BPF program: %s\n",
-			strerror(-err));
-		goto out_destroy;
-	}
-	rb = ring_buffer__new(bpf_map__fd(skel->maps.events), on_event, NULL, NULL);
-	if (!rb) {
-		fprintf(stderr, "utf8names: cannot map the ring buffer: %s\n", strerror(errno));
-		goto out_destroy;
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGHUP, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
-	err = utf8names_bpf__attach(skel);
+	libbpf_set_print(libbpf_print);
+	if (asking)
+		return status();
+	if (detaching)
+		return detach();
+	if (following && !pinning)
+		return follow_pinned();
+
+	if (config && !read_config(&s, config))
+		return 2;
+	for (i = 0; i < nr_mounts; i++)
+		if (!add_mount(&s, mounts[i]))
+			return 2;
+	if (!privileged() || !bpf_lsm_active() || !kfuncs_present())
+		return 1;
+	skel = load(&s, &unchecked);
+	if (!skel)
+		return 1;
+	err = attach(skel, links, &nr_links);
 	if (err == -ENOTSUPP) {
 		fprintf(stderr, "utf8names: this kernel cannot attach BPF programs to LSM hooks\n");
 		fprintf(stderr, "utf8names: (no BPF trampoline for this CPU: arm64 from 6.4)\n");
-		goto out_free_rb;
+		goto out;
 	}
 	if (err) {
 		fprintf(stderr, "utf8names: cannot attach to the LSM hooks: %s\n", strerror(-err));
-		goto out_free_rb;
+		goto out;
+	}
+	print_coverage(unchecked);
+	if (pinning) {
+		if (pin(skel, links, nr_links))
+			goto out;
+		fprintf(stderr,
+			"utf8names: %s names not UTF-8 on %s, pinned in %s until utf8names --detach\n",
+			s.audit ? "reporting" : "refusing",
+			s.nr_mounts ? "the guarded file systems" : "every file system", PIN_DIR);
+		ret = following ? follow(bpf_map__fd(skel->maps.events),
+					 bpf_map__fd(skel->maps.counts), NULL, 0) : 0;
+		goto out;
 	}
 	fprintf(stderr, "utf8names: %s names not UTF-8 on %s%s; stop with SIGINT or SIGTERM\n",
-		audit ? "reporting" : "refusing",
-		mount ? "the file system of " : "every file system",
-		mount ? mount : "");
-	while (!stop) {
-		err = ring_buffer__poll(rb, 200);
-		if (err < 0 && err != -EINTR) {
-			fprintf(stderr, "utf8names: reading the ring buffer: %s\n", strerror(-err));
-			goto out_free_rb;
-		}
-		report_lost(skel, &lost);
-	}
-	/* what arrived before the signal */
-	ring_buffer__consume(rb);
-	status = 0;
-	report_lost(skel, &lost);
-	if (lost || unwritten)
-		fprintf(stderr, "utf8names: %llu reports not printed (the ring buffer was full)%s",
-			lost, unwritten ? "" : "\n");
-	if (unwritten)
-		fprintf(stderr, ", %llu not written\n", unwritten);
-out_free_rb:
-	ring_buffer__free(rb);
-out_destroy:
-	utf8names_bpf__destroy(skel);
-	if (!status)
+		s.audit ? "reporting" : "refusing",
+		s.nr_mounts ? "the file system of " : "every file system",
+		s.nr_mounts ? s.mounts[0] : "");
+	ret = follow(bpf_map__fd(skel->maps.events), bpf_map__fd(skel->maps.counts),
+		     links, nr_links);
+	if (!ret)
 		fprintf(stderr, "utf8names: detached\n");
-	return status;
+out:
+	for (i = 0; i < nr_links; i++)
+		bpf_link__destroy(links[i]);
+	utf8names_bpf__destroy(skel);
+	return ret;
 }

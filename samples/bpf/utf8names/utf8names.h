@@ -21,8 +21,20 @@ enum utf8names_op {
 	UTF8NAMES_SYMLINK,	/* the link's name, or (what) its target */
 	UTF8NAMES_LINK,
 	UTF8NAMES_RENAME,
+	UTF8NAMES_SUBVOLUME,	/* btrfs's ioctls */
+	UTF8NAMES_SNAPSHOT,
 	UTF8NAMES_NR_OPS,
 };
+
+/* the program's counters (map counts), per CPU */
+enum utf8names_count {
+	UTF8NAMES_REPORTED,	/* names refused, or audited */
+	UTF8NAMES_LOST,		/* of those, reports the ring buffer dropped */
+	UTF8NAMES_NR_COUNTS,
+};
+
+/* how many file systems --mount can name */
+#define UTF8NAMES_MOUNTS_MAX	64
 
 struct utf8names_event {
 	__u32 pid;		/* thread group (process) id */
