@@ -107,7 +107,7 @@ VERSION		:= $(shell sed -n 's/^\#define UTF8VAL_VERSION_STRING[^"]*"\(.*\)"/\1/p
 SOMAJOR		:= $(firstword $(subst ., ,$(VERSION)))
 
 .PHONY: all modules lib test test-build core-tests bench bench-arm64 fuzz freestanding cli utf8names bpf clean \
-	install uninstall
+	install install-utf8names uninstall
 all: lib cli
 
 # --- the kernel module -------------------------------------------------------
@@ -234,10 +234,13 @@ $(BPF_OBJS): utf8val.h bpf/utf8val_kfuncs.h
 	$(BPF_CLANG) $(BPF_CFLAGS) -c $(filter %.bpf.c,$^) -o $@
 $(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $*_bpf >$@.tmp && mv $@.tmp $@
+# static for the busybox guests; the Debian package links it to the
+# shared libraries (UTF8NAMES_STATIC=)
+UTF8NAMES_STATIC ?= -static
 $(BUILD)/utf8names: $(UTF8NAMES)/utf8names.c $(UTF8NAMES)/utf8names.h \
 		$(BUILD)/bpf/utf8names.skel.h $(BUILD)/libutf8val.a
-	$(CC) $(HOST_CFLAGS) -static -I. -I$(UTF8NAMES) -I$(BUILD)/bpf -o $@ $< \
-		$(BUILD)/libutf8val.a $(BPF_USER_FLAGS) $(BPF_LIBS)
+	$(CC) $(HOST_CFLAGS) $(UTF8NAMES_STATIC) -I. -I$(UTF8NAMES) -I$(BUILD)/bpf -o $@ $< \
+		$(BUILD)/libutf8val.a $(BPF_USER_FLAGS) $(LDFLAGS) $(BPF_LIBS)
 $(BUILD)/kfuncs_test: selftests/bpf/kfuncs_test.c selftests/bpf/kfuncs.h \
 		$(BUILD)/bpf/kfuncs.skel.h selftests/dev_model.c selftests/dev_model.h \
 		tests/reference.c tests/reference.h
@@ -247,6 +250,7 @@ $(BUILD)/kfuncs_test: selftests/bpf/kfuncs_test.c selftests/bpf/kfuncs.h \
 # --- installation ------------------------------------------------------------
 PREFIX		?= /usr/local
 BINDIR		?= $(PREFIX)/bin
+SBINDIR		?= $(PREFIX)/sbin
 LIBDIR		?= $(PREFIX)/lib
 INCLUDEDIR	?= $(PREFIX)/include
 MANDIR		?= $(PREFIX)/share/man
@@ -281,7 +285,14 @@ install: lib cli
 	$(INSTALL) -m 644 Documentation/man/utf8val.3 $(DESTDIR)$(MANDIR)/man3/
 	$(INSTALL) -m 644 Documentation/man/utf8val.4 $(DESTDIR)$(MANDIR)/man4/
 
+# The file name policy (samples/bpf/utf8names): its loader and manual.
+install-utf8names: $(BUILD)/utf8names
+	$(INSTALL) -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man8
+	$(INSTALL) -m 755 $(BUILD)/utf8names $(DESTDIR)$(SBINDIR)/utf8names
+	$(INSTALL) -m 644 Documentation/man/utf8names.8 $(DESTDIR)$(MANDIR)/man8/
+
 uninstall:
+	rm -f $(DESTDIR)$(SBINDIR)/utf8names $(DESTDIR)$(MANDIR)/man8/utf8names.8
 	rm -f $(DESTDIR)$(BINDIR)/utf8val $(DESTDIR)$(INCLUDEDIR)/utf8val.h \
 	      $(DESTDIR)$(INCLUDEDIR)/linux/utf8val.h \
 	      $(DESTDIR)$(LIBDIR)/libutf8val.a \

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR MIT
 #
 # The Debian packages, as a user gets them: dpkg-buildpackage builds
-# libutf8val1, libutf8val-dev, utf8val and utf8val-dkms; lintian finds
+# libutf8val1, libutf8val-dev, utf8val, utf8names and utf8val-dkms; lintian finds
 # nothing; each holds what it should; the user-space ones install on this
 # machine (and are purged again), where a program builds against them with
 # pkg-config; and DKMS builds the module from utf8val-dkms's source
@@ -20,7 +20,7 @@ work=$top/build/deb
 
 
 purge() {
-	dpkg --purge utf8val libutf8val-dev libutf8val1 >/dev/null 2>&1
+	dpkg --purge utf8names utf8val libutf8val-dev libutf8val1 >/dev/null 2>&1
 }
 
 rm -rf "$work" "$top/build/dkms"
@@ -29,7 +29,7 @@ mkdir -p "$work/utf8val-$version"
 git -C "$top" ls-files -z --cached --others --exclude-standard |
 	(cd "$top" && xargs -0 cp --parents -t "$work/utf8val-$version")
 out=$(cd "$work/utf8val-$version" && dpkg-buildpackage -us -uc -b 2>&1)
-result $? "dpkg-buildpackage -us -uc -b builds the four packages" "$out"
+result $? "dpkg-buildpackage -us -uc -b builds the five packages" "$out"
 
 out=$(lintian --fail-on error,warning --info "$work"/utf8val_"${version}"_"$arch".changes 2>&1)
 result $? "lintian finds no error or warning" "$out"
@@ -56,6 +56,10 @@ expect libutf8val-dev "/usr/include/linux/utf8val.h
 /usr/share/man/man3/utf8val.3.gz"
 expect utf8val "/usr/bin/utf8val
 /usr/share/man/man1/utf8val.1.gz"
+expect utf8names "/etc/utf8names.conf
+/lib/systemd/system/utf8names.service
+/usr/sbin/utf8names
+/usr/share/man/man8/utf8names.8.gz"
 dkms_files=$(cd "$top" && printf '%s\n' $(scripts/module-files) \
 	samples/utf8val_client.c dkms.conf | sed "s|^|/usr/src/utf8val-$version/|")
 expect utf8val-dkms "$(printf '%s\n' "$dkms_files" /usr/share/man/man4/utf8val.4.gz | sort)"
@@ -64,12 +68,12 @@ expect utf8val-dkms "$(printf '%s\n' "$dkms_files" /usr/share/man/man4/utf8val.4
 purge
 trap purge EXIT
 out=$(dpkg -i "$work"/libutf8val1_"$version"_*.deb "$work"/libutf8val-dev_"$version"_*.deb \
-	"$work"/utf8val_"$version"_*.deb 2>&1)
-result $? "dpkg -i libutf8val1 libutf8val-dev utf8val" "$out"
-listed=$(dpkg -L libutf8val1 libutf8val-dev utf8val | grep -v -e '^/usr/share/doc' -e '^$' |
+	"$work"/utf8val_"$version"_*.deb "$work"/utf8names_"$version"_*.deb 2>&1)
+result $? "dpkg -i libutf8val1 libutf8val-dev utf8val utf8names" "$out"
+listed=$(dpkg -L libutf8val1 libutf8val-dev utf8val utf8names | grep -v -e '^/usr/share/doc' -e '^$' |
 	while read -r f; do [ -d "$f" ] || echo "$f"; done | sort)
-want=$( (contents libutf8val1; contents libutf8val-dev; contents utf8val) | sort)
-result "$([ -n "$want" ] && [ "$listed" = "$want" ]; echo $?)" "dpkg -L lists the files of the three packages, all present" \
+want=$( (contents libutf8val1; contents libutf8val-dev; contents utf8val; contents utf8names) | sort)
+result "$([ -n "$want" ] && [ "$listed" = "$want" ]; echo $?)" "dpkg -L lists the files of the four packages, all present" \
 	"$(diff <(echo "$want") <(echo "$listed"))"
 cat >"$work/prog.c" <<'C'
 #include <stdio.h>
@@ -90,6 +94,13 @@ result "$([ "$out" = "4 $version" ]; echo $?)" "a program builds against the ins
 out=$(printf 'x\xed\xa0\x80' | /usr/bin/utf8val; man -w utf8val 2>&1)
 result "$([ "$out" = "invalid bytes=1 chars=1 offset=1 len=1 error=surrogate line=1 column=2
 /usr/share/man/man1/utf8val.1.gz" ]; echo $?)" "the installed command runs, and man finds its manual" "$out"
+# (the policy itself needs a kernel with the BPF LSM: the guests test it)
+out=$(/usr/sbin/utf8names --help | head -n 1; man -w 8 utf8names 2>&1;
+      systemctl is-enabled utf8names 2>&1 || true)
+result "$(echo "$out" | grep -q '^usage: utf8names' &&
+	  echo "$out" | grep -qx /usr/share/man/man8/utf8names.8.gz &&
+	  ! echo "$out" | grep -qx enabled; echo $?)" \
+	"the installed utf8names runs against the shared libbpf, man finds its manual, the unit is not enabled" "$out"
 purge
 trap - EXIT
 left=$(ls /usr/lib/"$triplet"/libutf8val* /usr/include/utf8val.h /usr/bin/utf8val 2>/dev/null)
