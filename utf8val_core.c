@@ -698,7 +698,8 @@ static __always_inline size_t policy_scan(const u8 *s, size_t len, bool nul,
 			end = i + POLICY_STEP;
 		}
 		for (; i < end; i++) {
-			const u8 b = s[i];
+			/* once: it decides how far to read */
+			const u8 b = utf8val_read_once(s[i]);
 			u32 cp;
 
 			if (!b && nul)
@@ -1389,14 +1390,14 @@ enum utf8val_error utf8val_decode(const void *buf, size_t len,
 	/* each byte read once, so that one that changes meanwhile is seen
 	 * with one value
 	 */
-	s[0] = *(const u8 *)buf;
+	s[0] = utf8val_read_once(*(const u8 *)buf);
 	n = lead_rule(s[0], flags).len;
 	if (!n)
 		n = 1;
 	if (n > len)
 		n = len;
 	for (i = 1; i < n; i++)
-		s[i] = ((const u8 *)buf)[i];
+		s[i] = utf8val_read_once(((const u8 *)buf)[i]);
 	exact_scan(&st, s, n);
 	if (utf8val_stream_result(&st, &res)) {
 		*seq_len = res.error_len;

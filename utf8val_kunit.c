@@ -339,7 +339,6 @@ static int rewriter(void *arg)
 	struct rewrite *rw = arg;
 	u32 n = 0;
 
-	kcsan_disable_current();	/* the race is the point */
 	while (!kthread_should_stop()) {
 		size_t len = READ_ONCE(rw->len);
 		u32 r = get_random_u32();
@@ -354,28 +353,41 @@ static int rewriter(void *arg)
 		if (!(++n % 256))
 			cond_resched();
 	}
-	kcsan_enable_current();
 	return 0;
+}
+
+/* Stops the rewriter however the test ends, before its memory goes. */
+static void stop_rewriter(void *task)
+{
+	kthread_stop(task);
+	put_task_struct(task);
 }
 
 static bool well_formed(const struct utf8val_result *r, size_t len)
 {
 	if (r->error == UTF8VAL_OK)
-		return r->valid_up_to == len && r->chars <= len;
+		return r->valid_up_to == len && r->chars <= len && !r->error_len;
 	return r->error < UTF8VAL_EFLAGS && r->error_len >= 1 &&
 	       r->error_len <= UTF8VAL_MAX_SEQ &&
 	       r->valid_up_to + r->error_len <= len &&
 	       r->chars <= r->valid_up_to;
 }
 
+/*
+ * Every entry point once on the @len changing bytes at @s; replace()'s
+ * output ends at @out_end, a guard page.
+ */
 static void changing_call(struct kunit *test, const u8 *s, size_t len,
-			  unsigned int flags, u8 *out)
+			  unsigned int flags, u8 *out_end)
 {
+	size_t size = rand32() % 2 ? UTF8VAL_REPLACE_MAX(len) :
+				     rand32() % (UTF8VAL_REPLACE_MAX(len) + 1);
 	struct utf8val_errors it;
 	struct utf8val_stream st;
 	struct utf8val_result r;
 	unsigned long long n;
 	unsigned int cp, seq;
+	bool ok = true;
 
 	utf8val_validate(s, len, flags, &r);
 	KUNIT_EXPECT_TRUE_MSG(test, well_formed(&r, len),
@@ -388,16 +400,18 @@ static void changing_call(struct kunit *test, const u8 *s, size_t len,
 	KUNIT_EXPECT_TRUE_MSG(test, well_formed(&r, len),
 			      "stream %zu bytes, flags %#x", len, flags);
 	utf8val_errors_init(&it, s, len, flags);
-	while (utf8val_errors_next(&it, &r))
-		if (!well_formed(&r, len)) {
-			KUNIT_FAIL(test, "errors of %zu bytes, flags %#x",
-				   len, flags);
-			break;
-		}
-	n = utf8val_replace(s, len, flags, out, UTF8VAL_REPLACE_MAX(len));
+	while (ok && utf8val_errors_next(&it, &r))
+		ok = well_formed(&r, len);
+	KUNIT_EXPECT_TRUE_MSG(test, ok, "errors of %zu bytes, flags %#x", len, flags);
+	n = utf8val_replace(s, len, flags, out_end - size, size);
 	KUNIT_EXPECT_LE(test, n, UTF8VAL_REPLACE_MAX(len));
 	if (!utf8val_decode(s, len, flags, &cp, &seq))
 		KUNIT_EXPECT_LE(test, seq, len);
+}
+
+static void free_out(void *out)
+{
+	vfree(out);
 }
 
 static void utf8val_changing_bytes(struct kunit *test)
@@ -409,33 +423,50 @@ static void utf8val_changing_bytes(struct kunit *test)
 		UTF8VAL_REJECT_NUL | UTF8VAL_REJECT_NONCHAR | UTF8VAL_REJECT_BOM,
 		UTF8VAL_SURROGATES, UTF8VAL_RFC2279 | UTF8VAL_REJECT_NONCHAR,
 	};
-	struct rewrite rw = { .end = buffer + buflen };
+	const size_t out_size = round_up(UTF8VAL_REPLACE_MAX(LONG_LEN), PAGE_SIZE);
 	struct task_struct *task;
+	struct rewrite *rw;
 	int path, m, k, i;
 	u8 *out;
 
-	out = kunit_kmalloc(test, UTF8VAL_REPLACE_MAX(LONG_LEN), GFP_KERNEL);
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "the rewriter needs a CPU of its own");
+	rw = kunit_kzalloc(test, sizeof(*rw), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, rw);
+	rw->end = buffer + buflen;
+	/* vmalloc()ed: a guard page after the end */
+	out = vmalloc(out_size);
 	KUNIT_ASSERT_NOT_NULL(test, out);
-	task = kthread_run(rewriter, &rw, "utf8val_rewrite");
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, free_out, out));
+	task = kthread_run(rewriter, rw, "utf8val_rewrite");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	get_task_struct(task);
+	/* (actions run in reverse order: the rewriter stops first) */
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, stop_rewriter, task));
+	/*
+	 * The race with the rewriter is the point (its writes are marked,
+	 * the core's reads and the refills are not): KCSAN is not to report
+	 * it, in this thread only.
+	 */
 	kcsan_disable_current();
 	for (path = 0; path < NR_UTF8VAL_PATHS; path++) {
 		if (utf8val_simd_select(path) != path)
 			continue;
 		for (m = 0; m < ARRAY_SIZE(modes); m++)
-			for (k = 0; k < ARRAY_SIZE(lens); k++) {
-				valid_text(rw.end - lens[k], lens[k]);
-				WRITE_ONCE(rw.len, lens[k]);
+			for (k = 0; k < ARRAY_SIZE(lens); k++)
 				for (i = 0; i < 40; i++) {
-					changing_call(test, rw.end - lens[k],
-						      lens[k], modes[m], out);
+					/* afresh, and then rewritten */
+					WRITE_ONCE(rw->len, 0);
+					valid_text(rw->end - lens[k], lens[k]);
+					WRITE_ONCE(rw->len, lens[k]);
+					changing_call(test, rw->end - lens[k],
+						      lens[k], modes[m],
+						      out + out_size);
 					cond_resched();
 				}
-				WRITE_ONCE(rw.len, 0);
-			}
+		WRITE_ONCE(rw->len, 0);
 	}
 	kcsan_enable_current();
-	kthread_stop(task);
 	utf8val_simd_select(admin_path);
 }
 
