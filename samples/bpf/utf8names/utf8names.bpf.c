@@ -17,9 +17,9 @@
  * lands on. The path hooks see the mount the caller went through, which
  * for overlayfs is the overlay's: they refuse earlier, and only add the
  * overlay's own device to what --mount can name. btrfs makes subvolumes
- * and snapshots without any hook that sees the name: the sleepable
- * file_ioctl hook reads the name from the ioctl's argument (see
- * check_subvolume() for what that cannot see). A name that already exists
+ * and snapshots without any hook that sees the name: the file_ioctl hook
+ * reads the name from the ioctl's argument (see check_subvolume() for
+ * what that cannot see). A name that already exists
  * (rename over a file, RENAME_EXCHANGE) is not new and passes.
  *
  * The copy of the name is the calling task's own (task storage): a
@@ -92,6 +92,7 @@ struct qstr {
 } __attribute__((preserve_access_index));
 
 struct dentry {
+	struct dentry *d_parent;
 	struct qstr d_name;
 	struct inode *d_inode;
 } __attribute__((preserve_access_index));
@@ -124,15 +125,19 @@ struct {
 } events SEC(".maps");
 
 /*
- * Each task's room for one record (too big for the 512-byte BPF stack),
- * and in audit mode the dentry whose name a path hook judged last: the
- * inode hook that follows for the same call does not report it again.
+ * Each task's room for one record (too big for the 512-byte BPF stack);
+ * in audit mode, the count of its reports and the dentry (with its name's
+ * hash and length, and its parent) whose name a path hook reported last:
+ * the inode hook that follows in the same call does not report it again.
+ * A call that fails between the two leaves the mark, which a later
+ * dentry at the same address matches only with the same parent and name.
  * (Enforcing, a name the path hook refused never reaches the inode hook,
  * and one it allowed is judged again there.)
  */
 struct task_record {
-	struct utf8names_event e;
-	__u64 audited;
+	struct utf8names_event e;	/* first: check() finds the rest */
+	__u64 reports;
+	__u64 audited, audited_name, audited_parent;
 };
 
 struct {
@@ -196,16 +201,30 @@ static struct utf8names_event *record(void)
 	return t ? &t->e : NULL;
 }
 
-/* Audit mode: a path hook on @sb judged @dentry's name (and target). */
-static void path_judged(const struct super_block *sb, struct dentry *dentry)
+/* The task's reports so far (audit mode), for path_judged(). */
+static __u64 reports_before(void)
 {
-	struct task_record *t;
+	struct task_record *t = audit ? task_record() : NULL;
 
-	if (!audit)
+	return t ? t->reports : 0;
+}
+
+/*
+ * Audit mode: a path hook judged @dentry's name (and target), and
+ * reported it if the task's reports are no longer @before.
+ */
+static void path_judged(struct dentry *dentry, __u64 before)
+{
+	struct task_record *t = audit ? task_record() : NULL;
+
+	if (!t)
 		return;
-	t = task_record();
-	if (t)
-		t->audited = on_our_fs(sb) ? (__u64)dentry : 0;
+	t->audited = 0;
+	if (t->reports == before)
+		return;
+	t->audited = (__u64)dentry;
+	t->audited_name = BPF_CORE_READ(dentry, d_name.hash_len);
+	t->audited_parent = (__u64)BPF_CORE_READ(dentry, d_parent);
 }
 
 /* Audit mode: did the path hook of this call report @dentry already? */
@@ -216,7 +235,9 @@ static bool reported_by_path(struct dentry *dentry)
 	if (!audit)
 		return false;
 	t = task_record();
-	if (!t || t->audited != (__u64)dentry)
+	if (!t || t->audited != (__u64)dentry ||
+	    t->audited_name != BPF_CORE_READ(dentry, d_name.hash_len) ||
+	    t->audited_parent != (__u64)BPF_CORE_READ(dentry, d_parent))
 		return false;
 	t->audited = 0;
 	return true;
@@ -244,6 +265,7 @@ static int check(struct utf8names_event *e, __u32 len, enum utf8names_op op,
 	e->target = target;
 	e->verdict = verdict;
 	e->len = len;
+	((struct task_record *)e)->reports++;
 	count(UTF8NAMES_REPORTED);
 	if (bpf_ringbuf_output(&events, e,
 			       offsetof(struct utf8names_event, name) + len, 0))
@@ -312,11 +334,16 @@ int BPF_PROG(utf8names_path_mknod, const struct path *dir,
 	     struct dentry *dentry, unsigned short mode, unsigned int dev,
 	     int ret)
 {
+	__u64 before;
+
 	if (ret)
 		return ret;
-	ret = check_name(path_sb(dir), dentry, (mode & S_IFMT) == S_IFREG ?
+	before = reports_before();
+	/* (mknod() of type 0 makes a regular file too) */
+	ret = check_name(path_sb(dir), dentry,
+			 (mode & S_IFMT) == S_IFREG || !(mode & S_IFMT) ?
 			 UTF8NAMES_CREATE : UTF8NAMES_MKNOD);
-	path_judged(path_sb(dir), dentry);
+	path_judged(dentry, before);
 	return ret;
 }
 
@@ -324,10 +351,13 @@ SEC("lsm/path_mkdir")
 int BPF_PROG(utf8names_path_mkdir, const struct path *dir,
 	     struct dentry *dentry, unsigned short mode, int ret)
 {
+	__u64 before;
+
 	if (ret)
 		return ret;
+	before = reports_before();
 	ret = check_name(path_sb(dir), dentry, UTF8NAMES_MKDIR);
-	path_judged(path_sb(dir), dentry);
+	path_judged(dentry, before);
 	return ret;
 }
 
@@ -335,12 +365,15 @@ SEC("lsm/path_symlink")
 int BPF_PROG(utf8names_path_symlink, const struct path *dir,
 	     struct dentry *dentry, const char *old_name, int ret)
 {
+	__u64 before;
+
 	if (ret)
 		return ret;
+	before = reports_before();
 	ret = check_name(path_sb(dir), dentry, UTF8NAMES_SYMLINK);
 	if (!ret)
 		ret = check_target(path_sb(dir), old_name);
-	path_judged(path_sb(dir), dentry);
+	path_judged(dentry, before);
 	return ret;
 }
 
@@ -348,10 +381,13 @@ SEC("lsm/path_link")
 int BPF_PROG(utf8names_path_link, struct dentry *old_dentry,
 	     const struct path *new_dir, struct dentry *new_dentry, int ret)
 {
+	__u64 before;
+
 	if (ret)
 		return ret;
+	before = reports_before();
 	ret = check_name(path_sb(new_dir), new_dentry, UTF8NAMES_LINK);
-	path_judged(path_sb(new_dir), new_dentry);
+	path_judged(new_dentry, before);
 	return ret;
 }
 
@@ -360,10 +396,13 @@ int BPF_PROG(utf8names_path_rename, const struct path *old_dir,
 	     struct dentry *old_dentry, const struct path *new_dir,
 	     struct dentry *new_dentry, unsigned int flags, int ret)
 {
+	__u64 before;
+
 	if (ret)
 		return ret;
+	before = reports_before();
 	ret = check_name(path_sb(new_dir), new_dentry, UTF8NAMES_RENAME);
-	path_judged(path_sb(new_dir), new_dentry);
+	path_judged(new_dentry, before);
 	return ret;
 }
 
@@ -433,17 +472,18 @@ int BPF_PROG(utf8names_inode_rename, struct inode *old_dir,
  * check_subvolume() - the verdict on the name of a subvolume or snapshot
  * that a btrfs ioctl on @file is to make. btrfs_mksubvol() calls no hook
  * that sees the name, so it is read here from the caller's argument, as
- * btrfs will read it: a string at @at, cut at @max - 1 bytes. btrfs copies the argument again after this hook: a second thread
- * of the caller that rewrites the name in between is not seen (the
- * loader lists this route as one it cannot cover).
+ * btrfs will read it: a string at @at, cut at @max - 1 bytes. btrfs
+ * copies the argument again after this hook: a second thread of the
+ * caller that rewrites the name in between is not seen (the loader lists
+ * this route as one it cannot cover).
  *
- * @sleepable: the hook may fault the argument in (file_ioctl); an
- * argument it cannot read fails btrfs's own copy too, and is left to it.
- * Otherwise (file_ioctl_compat, which kernels do not let sleep), only
- * what is in memory can be read: a name that cannot be read is refused.
+ * Without faulting: a hook that sleeps on the caller's memory could be
+ * kept waiting by a user (a mapping of a FUSE file whose server never
+ * answers), holding up every sleepable BPF program's grace period. So a
+ * name not in memory cannot be read, and is refused (EFAULT).
  */
 static int check_subvolume(struct file *file, unsigned int cmd,
-			   unsigned long arg, bool sleepable)
+			   unsigned long arg)
 {
 	const struct super_block *sb = BPF_CORE_READ(file, f_inode, i_sb);
 	struct utf8names_event *e;
@@ -472,39 +512,27 @@ static int check_subvolume(struct file *file, unsigned int cmd,
 	e = record();
 	if (!e)
 		return refuse(-ENOMEM);
-	if (!sleepable) {
-		n = bpf_probe_read_user_str(e->name, max, (const void *)(arg + at));
-		if (n <= 0)
-			return refuse(-EFAULT);
-		return check(e, n - 1, op, false);
-	}
-	if (bpf_copy_from_user(e->name, max, (const void *)(arg + at)))
-		return 0;
-	/*
-	 * Its length, as btrfs takes it: up to the NUL, or the first max - 1
-	 * bytes (btrfs puts a NUL at the end of the array).
-	 */
-	n = bpf_probe_read_kernel_str(e->name, max, e->name);
+	n = bpf_probe_read_user_str(e->name, max, (const void *)(arg + at));
 	if (n <= 0)
 		return refuse(-EFAULT);
 	return check(e, n - 1, op, false);
 }
 
-SEC("lsm.s/file_ioctl")
+SEC("lsm/file_ioctl")
 int BPF_PROG(utf8names_file_ioctl, struct file *file, unsigned int cmd,
 	     unsigned long arg, int ret)
 {
 	if (ret)
 		return ret;
-	return check_subvolume(file, cmd, arg, true);
+	return check_subvolume(file, cmd, arg);
 }
 
-/* 32-bit callers, from 6.8 (before, they came through file_ioctl) */
+/* 32-bit callers, where the kernel has a hook of their own */
 SEC("lsm/file_ioctl_compat")
 int BPF_PROG(utf8names_file_ioctl_compat, struct file *file, unsigned int cmd,
 	     unsigned long arg, int ret)
 {
 	if (ret)
 		return ret;
-	return check_subvolume(file, cmd, arg, false);
+	return check_subvolume(file, cmd, arg);
 }

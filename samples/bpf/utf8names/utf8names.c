@@ -40,6 +40,8 @@
 #include <limits.h>
 #include <time.h>
 #include <linux/capability.h>
+#include <linux/membarrier.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -100,8 +102,9 @@ static void print_usage(FILE *f)
 		"  refused op=mkdir pid=42 uid=0 comm=sh name=caf\\xe9 offset=3 len=1 error=incomplete\n"
 		"Needs root, utf8val.ko with its kfuncs and the BPF LSM (\"bpf\" in lsm=).\n"
 		"Exit status: 0 after SIGINT or SIGTERM, or a done --pin, --status or --detach;\n"
-		"1 if the policy cannot be loaded; 2 for a usage error or a DIR that is not a\n"
-		"mount point; 3 if no policy is pinned (--follow, --status, --detach).\n");
+		"1 if the policy cannot be loaded, is pinned already, or followed already;\n"
+		"2 for a usage error or a DIR that is not a mount point; 3 if no policy is\n"
+		"pinned (--follow, --status, --detach).\n");
 }
 
 /* May this process load a BPF LSM program? Says why not, if not. */
@@ -295,11 +298,15 @@ static void report_lost(int counts_fd, unsigned long long *seen)
  * Take every report still in the ring buffer of a program this process
  * loaded, once it is detached: each refusal was counted before its
  * report was sent, so all are in when the reports taken and the ones
- * lost add up to the refusals. A program that was running when it was
- * detached may still be sending: wait for it, a second at most.
+ * lost add up to the refusals. A CPU that entered the old trampoline
+ * just before the detach may still run the program after an RCU grace
+ * period (trampolines wait for RCU tasks, which user space cannot ask
+ * for): done when the count has also stayed still for 10 ms, a second
+ * at most.
  */
 static void drain(struct ring_buffer *rb, int counts_fd)
 {
+	unsigned long long last = ~0ull;
 	int i;
 
 	stop = 0;	/* take them all now */
@@ -307,8 +314,10 @@ static void drain(struct ring_buffer *rb, int counts_fd)
 		unsigned long long reported = counter(counts_fd, UTF8NAMES_REPORTED);
 
 		ring_buffer__consume(rb);
-		if (printed + counter(counts_fd, UTF8NAMES_LOST) >= reported)
+		if (printed + counter(counts_fd, UTF8NAMES_LOST) >= reported &&
+		    reported == last)
 			return;
+		last = reported;
 		usleep(10000);
 	}
 }
@@ -355,6 +364,12 @@ static int follow(int events_fd, int counts_fd, struct bpf_link **links,
 			bpf_link__destroy(links[i]);
 			links[i] = NULL;
 		}
+		/*
+		 * A program still running when its link went may refuse
+		 * after the counts are read: an RCU grace period (the
+		 * programs run under rcu_read_lock()) waits for it.
+		 */
+		syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0);
 		drain(rb, counts_fd);
 		reported = counter(counts_fd, UTF8NAMES_REPORTED);
 		summary(reported > printed ? reported - printed : 0);
@@ -376,14 +391,9 @@ struct settings {
 	int nr_mounts;
 };
 
-/* The hooks a kernel may lack; without them, a route goes unchecked. */
-static const struct {
-	const char *prog, *hook, *route;
-} optional[] = {
-	{ "utf8names_file_ioctl", "bpf_lsm_file_ioctl",
-	  "btrfs subvolume and snapshot names (this kernel refuses sleepable LSM programs)" },
-	/* (before 6.8, 32-bit callers come through file_ioctl) */
-	{ "utf8names_file_ioctl_compat", "bpf_lsm_file_ioctl_compat", NULL },
+/* The hooks a kernel may lack (32-bit callers then come through file_ioctl) */
+static const char *const optional[][2] = {
+	{ "utf8names_file_ioctl_compat", "bpf_lsm_file_ioctl_compat" },
 };
 
 /* Is @func (a BPF LSM hook's attach point) in the kernel's BTF? */
@@ -396,59 +406,44 @@ static bool kernel_has(const char *func)
 	return has;
 }
 
-/*
- * Open and load the program with @s, leaving out a hook the kernel lacks;
- * if the kernel refuses the sleepable ioctl hooks, load without them and
- * say which route that leaves unchecked. NULL if it cannot be loaded.
- */
-static struct utf8names_bpf *load(const struct settings *s, const char **unchecked)
+/* Open and load the program with @s, leaving out a hook the kernel lacks. */
+static struct utf8names_bpf *load(const struct settings *s)
 {
 	struct utf8names_bpf *skel;
-	bool without_ioctl = false;
+	struct bpf_program *prog;
 	unsigned int i;
 	int err;
 	__u8 one = 1;
 
-	*unchecked = NULL;
-	for (;;) {
-		struct bpf_program *prog;
-
-		skel = utf8names_bpf__open();
-		if (!skel) {
-			fprintf(stderr, "utf8names: cannot open the BPF program: %s\n",
-				strerror(errno));
-			return NULL;
-		}
-		skel->rodata->audit = s->audit;
-		skel->rodata->some_fs = s->nr_mounts > 0;
-		for (i = 0; i < ARRAY_SIZE(optional); i++) {
-			prog = bpf_object__find_program_by_name(skel->obj, optional[i].prog);
-			if (prog && (without_ioctl || !kernel_has(optional[i].hook)))
-				bpf_program__set_autoload(prog, false);
-		}
-		quiet_libbpf = !without_ioctl;	/* the first try may fail */
-		err = utf8names_bpf__load(skel);
-		quiet_libbpf = false;
-		if (!err)
-			break;
-		utf8names_bpf__destroy(skel);
-		if (without_ioctl) {
-			fprintf(stderr, "utf8names: the kernel refused the BPF program: %s\n",
-				strerror(-err));
-			return NULL;
-		}
-		without_ioctl = true;
-		*unchecked = optional[0].route;
+	skel = utf8names_bpf__open();
+	if (!skel) {
+		fprintf(stderr, "utf8names: cannot open the BPF program: %s\n", strerror(errno));
+		return NULL;
+	}
+	skel->rodata->audit = s->audit;
+	skel->rodata->some_fs = s->nr_mounts > 0;
+	for (i = 0; i < ARRAY_SIZE(optional); i++) {
+		prog = bpf_object__find_program_by_name(skel->obj, optional[i][0]);
+		if (prog && !kernel_has(optional[i][1]))
+			bpf_program__set_autoload(prog, false);
+	}
+	err = utf8names_bpf__load(skel);
+	if (err) {
+		fprintf(stderr, "utf8names: the kernel refused the BPF program: %s\n",
+			strerror(-err));
+		goto fail;
 	}
 	for (i = 0; i < (unsigned int)s->nr_mounts; i++)
 		if (bpf_map_update_elem(bpf_map__fd(skel->maps.guarded), &s->devs[i],
 					&one, BPF_ANY)) {
 			fprintf(stderr, "utf8names: cannot guard %s: %s\n", s->mounts[i],
 				strerror(errno));
-			utf8names_bpf__destroy(skel);
-			return NULL;
+			goto fail;
 		}
 	return skel;
+fail:
+	utf8names_bpf__destroy(skel);
+	return NULL;
 }
 
 /* Attach every loaded program; its links in @links. 0 or the error. */
@@ -472,18 +467,38 @@ static int attach(struct utf8names_bpf *skel, struct bpf_link **links, int *nr)
 	return 0;
 }
 
-/* What the policy covers, and what it cannot (Documentation: utf8names). */
-static void print_coverage(const char *unchecked)
+/*
+ * What the policy checks, and what it cannot: Documentation/utf8val.rst
+ * has the same list, word for word.
+ */
+static const char coverage[] =
+	"checks: every new name made by open(O_CREAT), creat(), mknod(), bind() of a unix\n"
+	"  socket, mkdir(), symlink() (its name and target), link(), rename() and\n"
+	"  mq_open(), by any process or kernel thread (nfsd, ksmbd), through io_uring or\n"
+	"  overlayfs (into its upper layer); btrfs subvolumes and snapshots\n"
+	"does not check:\n"
+	"  - names that exist already: made before the policy, renamed over or\n"
+	"    exchanged, on a disk mounted later, or served by a FUSE or network file\n"
+	"    system's server\n"
+	"  - names the kernel makes without the VFS: sysfs, procfs, debugfs,\n"
+	"    binfmt_misc (a network interface's name shows in /sys/class/net), and\n"
+	"    memfd_create() names, which are in no directory\n"
+	"  - a btrfs subvolume or snapshot name a second thread rewrites during the\n"
+	"    ioctl, or one not in memory (refused with EFAULT; made, unreported, in\n"
+	"    audit mode)\n"
+	"  - a file system mounted again under --mount: it is known by its device\n"
+	"    number, which a new mount may get\n"
+	"reports wrongly: open(O_CREAT) of an existing file not in the dentry cache\n"
+	"  with an invalid name is reported as refused, and opens\n";
+
+static void print_coverage(void)
 {
-	fprintf(stderr,
-		"utf8names: checks every new name made by open(O_CREAT), mknod(), bind() of a unix socket,\n"
-		"utf8names:   mkdir(), symlink() (name and target), link(), rename(), mq_open(), by any process\n"
-		"utf8names:   or kernel thread, through io_uring, overlayfs and NFS or SMB servers, and btrfs\n"
-		"utf8names:   subvolumes and snapshots\n"
-		"utf8names: does not check: names that exist already (renamed over, exchanged, or on a disk\n"
-		"utf8names:   mounted later), names made by another machine on a network file system, a btrfs\n"
-		"utf8names:   subvolume name a second thread rewrites during the ioctl%s%s\n",
-		unchecked ? ", " : "", unchecked ? unchecked : "");
+	const char *line = coverage, *end;
+
+	for (; *line; line = end + 1) {
+		end = strchr(line, '\n');
+		fprintf(stderr, "utf8names: %.*s\n", (int)(end - line), line);
+	}
 }
 
 /* --- pinning ------------------------------------------------------------ */
@@ -528,7 +543,7 @@ static int pin(struct utf8names_bpf *skel, struct bpf_link **links, int nr)
 	unsigned int i;
 	int n;
 
-	if (mkdir(PIN_DIR, 0700)) {
+	if (mkdir(PIN_DIR, 0700)) {	/* (root's: nobody else may use it) */
 		if (errno == EEXIST)
 			fprintf(stderr,
 				"utf8names: a policy is pinned already (--status says what; --detach ends it)\n");
@@ -538,20 +553,47 @@ static int pin(struct utf8names_bpf *skel, struct bpf_link **links, int nr)
 				PIN_DIR, strerror(errno));
 		return 1;
 	}
-	for (n = 0; n < nr; n++) {
-		snprintf(path, sizeof(path), PIN_DIR "/link-%d", n);
-		if (bpf_link__pin(links[n], path))
-			goto fail;
-	}
+	/* the maps first: a pinned link is a policy --detach must find */
 	for (i = 0; i < ARRAY_SIZE(pinned_maps); i++) {
 		snprintf(path, sizeof(path), PIN_DIR "/%s", pinned_maps[i]);
 		if (bpf_obj_pin(map_fd_by_name(skel, pinned_maps[i]), path))
+			goto fail;
+	}
+	for (n = 0; n < nr; n++) {
+		snprintf(path, sizeof(path), PIN_DIR "/link-%d", n);
+		if (bpf_link__pin(links[n], path))
 			goto fail;
 	}
 	return 0;
 fail:
 	fprintf(stderr, "utf8names: %s: %s\n", path, strerror(errno));
 	unpin_all();
+	return 1;
+}
+
+/*
+ * Whether a policy is pinned: 1, 0 (said why, exit 3), or -1 (said why,
+ * exit 1: not root, or a PIN_DIR root did not make).
+ */
+static int pin_state(void)
+{
+	struct stat st;
+
+	if (lstat(PIN_DIR, &st)) {
+		if (errno == EACCES || errno == EPERM) {
+			fprintf(stderr, "utf8names: %s: %s (needs root)\n", PIN_DIR,
+				strerror(errno));
+			return -1;
+		}
+		fprintf(stderr, "utf8names: no policy is pinned (%s: %s)\n", PIN_DIR,
+			strerror(errno));
+		return 0;
+	}
+	if (!S_ISDIR(st.st_mode) || st.st_uid || (st.st_mode & 077)) {
+		fprintf(stderr, "utf8names: %s is not a folder of root's alone: not utf8names'\n",
+			PIN_DIR);
+		return -1;
+	}
 	return 1;
 }
 
@@ -588,16 +630,21 @@ static int status(void)
 {
 	int settings = pinned_fd("settings"), counts = pinned_fd("counts");
 	int guarded = pinned_fd("guarded");
+	struct utf8names_bpf__bss state = { 0 };
+	int state_fd = pinned_fd("state");
 	struct utf8names_bpf__rodata ro;
-	__u32 key = 0, next;
+	__u32 key = 0, key0 = 0, next;
 	struct stat st;
 	char since[64];
 	int n = 0;
 
+	int is = pin_state();
+
+	if (is <= 0)
+		return is ? 1 : 3;
 	if (settings < 0 || counts < 0 || guarded < 0 || stat(PIN_DIR, &st)) {
-		fprintf(stderr, "utf8names: no policy is pinned (%s: %s)\n", PIN_DIR,
-			strerror(errno));
-		return 3;
+		fprintf(stderr, "utf8names: %s: %s\n", PIN_DIR, strerror(errno));
+		return 1;
 	}
 	if (bpf_map_lookup_elem(settings, &key, &ro)) {
 		fprintf(stderr, "utf8names: cannot read %s/settings: %s\n", PIN_DIR,
@@ -615,8 +662,16 @@ static int status(void)
 		print_mounts_of(next);
 		key = next;
 	}
-	printf(" %s=%llu lost=%llu\n", ro.audit ? "audited" : "refused",
-	       counter(counts, UTF8NAMES_REPORTED), counter(counts, UTF8NAMES_LOST));
+	if (state_fd >= 0)
+		bpf_map_lookup_elem(state_fd, &key0, &state);
+	printf(" %s=%llu lost=%llu%s\n", ro.audit ? "audited" : "refused",
+	       counter(counts, UTF8NAMES_REPORTED), counter(counts, UTF8NAMES_LOST),
+	       state.detached ? " detached" : "");
+	close(settings);
+	close(counts);
+	close(guarded);
+	if (state_fd >= 0)
+		close(state_fd);
 	return 0;
 }
 
@@ -629,25 +684,27 @@ static int status(void)
 static int detach(void)
 {
 	struct utf8names_bpf__bss state;
-	int fd = pinned_fd("state");
+	int is = pin_state(), fd;
 	__u32 key = 0;
 
-	if (access(PIN_DIR, F_OK)) {
-		fprintf(stderr, "utf8names: no policy is pinned (%s: %s)\n", PIN_DIR,
-			strerror(errno));
-		return 3;
+	if (is <= 0)
+		return is ? 1 : 3;
+	/* (a pin interrupted before its state was pinned has no links) */
+	fd = pinned_fd("state");
+	if (fd >= 0) {
+		if (bpf_map_lookup_elem(fd, &key, &state)) {
+			fprintf(stderr, "utf8names: cannot read %s/state: %s\n", PIN_DIR,
+				strerror(errno));
+			return 1;
+		}
+		state.detached = true;
+		if (bpf_map_update_elem(fd, &key, &state, BPF_ANY)) {
+			fprintf(stderr, "utf8names: cannot stop the policy: %s\n",
+				strerror(errno));
+			return 1;
+		}
+		close(fd);
 	}
-	if (fd < 0 || bpf_map_lookup_elem(fd, &key, &state)) {
-		fprintf(stderr, "utf8names: cannot read %s/state: %s\n", PIN_DIR,
-			strerror(errno));
-		return 1;
-	}
-	state.detached = true;
-	if (bpf_map_update_elem(fd, &key, &state, BPF_ANY)) {
-		fprintf(stderr, "utf8names: cannot stop the policy: %s\n", strerror(errno));
-		return 1;
-	}
-	close(fd);
 	unpin_all();
 	if (!access(PIN_DIR, F_OK)) {
 		fprintf(stderr, "utf8names: stopped, but cannot remove %s: %s\n", PIN_DIR,
@@ -658,19 +715,56 @@ static int detach(void)
 	return 0;
 }
 
+/*
+ * The ring buffer has one read position: two readers would each print
+ * some of the reports. The one that follows holds a lock on PIN_DIR.
+ */
+static int take_reader(void)
+{
+	int fd = open(PIN_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB)) {
+		fprintf(stderr, "utf8names: %s\n", fd < 0 ? strerror(errno) :
+			"another utf8names follows the pinned policy already");
+		if (fd >= 0)
+			close(fd);
+		return 1;
+	}
+	return 0;	/* (held until this process ends) */
+}
+
 /* --follow: print a pinned policy's reports until a signal. */
 static int follow_pinned(void)
 {
-	int events = pinned_fd("events"), counts = pinned_fd("counts");
+	int is = pin_state(), events, counts;
 
+	if (is <= 0)
+		return is ? 1 : 3;
+	if (take_reader())
+		return 1;
+	events = pinned_fd("events");
+	counts = pinned_fd("counts");
 	if (events < 0 || counts < 0) {
-		fprintf(stderr, "utf8names: no policy is pinned (%s: %s)\n", PIN_DIR,
-			strerror(errno));
-		return 3;
+		fprintf(stderr, "utf8names: %s: %s\n", PIN_DIR, strerror(errno));
+		return 1;
 	}
 	fprintf(stderr,
 		"utf8names: following the pinned policy; stop with SIGINT or SIGTERM\n");
 	return follow(events, counts, NULL, 0);
+}
+
+/* "utf8names: refusing names not UTF-8 on ...; @until" */
+static void print_enforcing(const struct settings *s, const char *until)
+{
+	int i;
+
+	fprintf(stderr, "utf8names: %s names not UTF-8 on %s",
+		s->audit ? "reporting" : "refusing",
+		!s->nr_mounts ? "every file system" :
+		s->nr_mounts == 1 ? "the file system of " : "the file systems of ");
+	for (i = 0; i < s->nr_mounts; i++)
+		fprintf(stderr, "%s%s", i ? ", " : "", s->mounts[i]);
+	fprintf(stderr, "; %s\n", until);
 }
 
 /* --- settings ----------------------------------------------------------- */
@@ -747,8 +841,10 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	struct bpf_link *links[UTF8NAMES_MAX_PROGS];
-	const char *unchecked, *mounts[UTF8NAMES_MOUNTS_MAX], *config = NULL;
+	const char *mounts[UTF8NAMES_MOUNTS_MAX], *config = NULL;
 	bool pinning = false, following = false, asking = false, detaching = false;
+	bool audit = false;
+	struct sigaction stopping = { .sa_handler = on_signal };
 	struct settings s = { 0 };
 	struct utf8names_bpf *skel;
 	int opt, err, nr_mounts = 0, nr_links = 0, i, ret = 1;
@@ -756,7 +852,7 @@ int main(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "am:c:pfsdh", options, NULL)) != -1) {
 		switch (opt) {
 		case 'a':
-			s.audit = true;
+			audit = true;
 			break;
 		case 'm':
 			if (nr_mounts == UTF8NAMES_MOUNTS_MAX) {
@@ -791,13 +887,14 @@ int main(int argc, char **argv)
 	}
 	/* --status and --detach alone; --follow alone or with --pin */
 	if (optind != argc || asking + detaching > 1 ||
-	    ((asking || detaching) && (s.audit || nr_mounts || config || pinning || following)) ||
-	    (following && !pinning && (s.audit || nr_mounts || config))) {
+	    ((asking || detaching) && (audit || nr_mounts || config || pinning || following)) ||
+	    (following && !pinning && (audit || nr_mounts || config))) {
 		print_usage(stderr);
 		return 2;
 	}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	/* no SA_RESTART: a write to a stopped reader must not hold a signal off */
+	sigaction(SIGINT, &stopping, NULL);
+	sigaction(SIGTERM, &stopping, NULL);
 	signal(SIGHUP, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
 	libbpf_set_print(libbpf_print);
@@ -810,12 +907,18 @@ int main(int argc, char **argv)
 
 	if (config && !read_config(&s, config))
 		return 2;
+	s.audit |= audit;	/* the command line over the file */
 	for (i = 0; i < nr_mounts; i++)
 		if (!add_mount(&s, mounts[i]))
 			return 2;
 	if (!privileged() || !bpf_lsm_active() || !kfuncs_present())
 		return 1;
-	skel = load(&s, &unchecked);
+	if (pinning && !access(PIN_DIR, F_OK)) {
+		fprintf(stderr,
+			"utf8names: a policy is pinned already (--status says what; --detach ends it)\n");
+		return 1;
+	}
+	skel = load(&s);
 	if (!skel)
 		return 1;
 	err = attach(skel, links, &nr_links);
@@ -828,22 +931,18 @@ int main(int argc, char **argv)
 		fprintf(stderr, "utf8names: cannot attach to the LSM hooks: %s\n", strerror(-err));
 		goto out;
 	}
-	print_coverage(unchecked);
+	print_coverage();
 	if (pinning) {
 		if (pin(skel, links, nr_links))
 			goto out;
-		fprintf(stderr,
-			"utf8names: %s names not UTF-8 on %s, pinned in %s until utf8names --detach\n",
-			s.audit ? "reporting" : "refusing",
-			s.nr_mounts ? "the guarded file systems" : "every file system", PIN_DIR);
-		ret = following ? follow(bpf_map__fd(skel->maps.events),
-					 bpf_map__fd(skel->maps.counts), NULL, 0) : 0;
+		print_enforcing(&s, "pinned in " PIN_DIR " until utf8names --detach");
+		ret = 0;
+		if (following)
+			ret = take_reader() ? 1 : follow(bpf_map__fd(skel->maps.events),
+							 bpf_map__fd(skel->maps.counts), NULL, 0);
 		goto out;
 	}
-	fprintf(stderr, "utf8names: %s names not UTF-8 on %s%s; stop with SIGINT or SIGTERM\n",
-		s.audit ? "reporting" : "refusing",
-		s.nr_mounts ? "the file system of " : "every file system",
-		s.nr_mounts ? s.mounts[0] : "");
+	print_enforcing(&s, "stop with SIGINT or SIGTERM");
 	ret = follow(bpf_map__fd(skel->maps.events), bpf_map__fd(skel->maps.counts),
 		     links, nr_links);
 	if (!ret)
