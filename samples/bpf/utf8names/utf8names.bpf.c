@@ -40,6 +40,7 @@
 #include "../../../bpf/utf8val_kfuncs.h"
 #include "utf8names.h"
 
+#define EACCES		13
 #define EFAULT		14
 #define ENOMEM		12
 #define ENAMETOOLONG	36
@@ -100,6 +101,12 @@ struct dentry {
 struct file {
 	struct inode *f_inode;
 } __attribute__((preserve_access_index));
+
+struct task_struct {
+	unsigned int flags;
+} __attribute__((preserve_access_index));
+
+#define PF_KTHREAD	0x00200000	/* include/linux/sched.h, 5.10 to 7.3 */
 
 const volatile bool audit;
 const volatile bool some_fs;
@@ -250,7 +257,12 @@ static bool reported_by_path(struct dentry *dentry)
 static int check(struct utf8names_event *e, __u32 len, enum utf8names_op op,
 		 bool target)
 {
-	int verdict = audit ? 0 : -EILSEQ;
+	/*
+	 * Kernel threads get EACCES: nfsd has no answer for EILSEQ (it
+	 * warns, and tells the client EIO), nor has ksmbd.
+	 */
+	int verdict = audit ? 0 :
+		      bpf_get_current_task_btf()->flags & PF_KTHREAD ? -EACCES : -EILSEQ;
 	__u64 id;
 
 	if (len > UTF8NAMES_NAME_MAX)
@@ -270,7 +282,6 @@ static int check(struct utf8names_event *e, __u32 len, enum utf8names_op op,
 	if (bpf_ringbuf_output(&events, e,
 			       offsetof(struct utf8names_event, name) + len, 0))
 		count(UTF8NAMES_LOST);
-	/* not e->verdict: the verifier must see the return is 0 or -EILSEQ */
 	return verdict;
 }
 

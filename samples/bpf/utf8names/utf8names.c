@@ -24,8 +24,10 @@
  * ("audited" in audit mode). Messages go to standard error, starting with
  * what the policy checks and what it cannot. The exit status is 0 after a
  * signal or a done --pin, --status or --detach; 1 when the policy cannot
- * be loaded (no BPF LSM, utf8val.ko or its kfuncs missing); 2 on a usage
- * error; 3 when --status, --follow or --detach find no pinned policy.
+ * be loaded (no BPF LSM, utf8val.ko or its kfuncs missing), is pinned or
+ * followed already, or the caller is not root; 2 on a usage error (a bad
+ * configuration file too); 3 when --status, --follow or --detach find no
+ * pinned policy.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -74,7 +76,6 @@ static const char *const op_names[UTF8NAMES_NR_OPS] = {
 #define UTF8NAMES_MAX_PROGS	32
 
 static volatile sig_atomic_t stop;
-static bool quiet_libbpf;	/* while a load that may fail is tried */
 /* reports that could not be written to standard output */
 static unsigned long long unwritten;
 
@@ -102,7 +103,8 @@ static void print_usage(FILE *f)
 		"  refused op=mkdir pid=42 uid=0 comm=sh name=caf\\xe9 offset=3 len=1 error=incomplete\n"
 		"Needs root, utf8val.ko with its kfuncs and the BPF LSM (\"bpf\" in lsm=).\n"
 		"Exit status: 0 after SIGINT or SIGTERM, or a done --pin, --status or --detach;\n"
-		"1 if the policy cannot be loaded, is pinned already, or followed already;\n"
+		"1 if the policy cannot be loaded, is pinned or followed already, or the\n"
+		"caller is not root (--status, --follow, --detach);\n"
 		"2 for a usage error or a DIR that is not a mount point; 3 if no policy is\n"
 		"pinned (--follow, --status, --detach).\n");
 }
@@ -260,7 +262,7 @@ static int on_event(void *ctx, void *data, size_t size)
 static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 			va_list args)
 {
-	if (level == LIBBPF_DEBUG || quiet_libbpf)
+	if (level == LIBBPF_DEBUG)
 		return 0;
 	return vfprintf(stderr, fmt, args);
 }
@@ -474,8 +476,9 @@ static int attach(struct utf8names_bpf *skel, struct bpf_link **links, int *nr)
 static const char coverage[] =
 	"checks: every new name made by open(O_CREAT), creat(), mknod(), bind() of a unix\n"
 	"  socket, mkdir(), symlink() (its name and target), link(), rename() and\n"
-	"  mq_open(), by any process or kernel thread (nfsd, ksmbd), through io_uring or\n"
-	"  overlayfs (into its upper layer); btrfs subvolumes and snapshots\n"
+	"  mq_open(), by any process or kernel thread (nfsd and ksmbd are refused with\n"
+	"  EACCES), through io_uring or overlayfs (into its upper layer); btrfs\n"
+	"  subvolumes and snapshots\n"
 	"does not check:\n"
 	"  - names that exist already: made before the policy, renamed over or\n"
 	"    exchanged, on a disk mounted later, or served by a FUSE or network file\n"
@@ -489,7 +492,8 @@ static const char coverage[] =
 	"  - a file system mounted again under --mount: it is known by its device\n"
 	"    number, which a new mount may get\n"
 	"reports wrongly: open(O_CREAT) of an existing file not in the dentry cache\n"
-	"  with an invalid name is reported as refused, and opens\n";
+	"  with an invalid name is reported (refused, or audited), and opens; a task\n"
+	"  the kernel cannot give its storage has every new name refused (ENOMEM)\n";
 
 static void print_coverage(void)
 {
@@ -691,6 +695,10 @@ static int detach(void)
 		return is ? 1 : 3;
 	/* (a pin interrupted before its state was pinned has no links) */
 	fd = pinned_fd("state");
+	if (fd < 0 && errno != ENOENT) {
+		fprintf(stderr, "utf8names: %s/state: %s\n", PIN_DIR, strerror(errno));
+		return 1;
+	}
 	if (fd >= 0) {
 		if (bpf_map_lookup_elem(fd, &key, &state)) {
 			fprintf(stderr, "utf8names: cannot read %s/state: %s\n", PIN_DIR,
