@@ -948,6 +948,29 @@ static void btrfs_routes(const char *mnt, const char *sub, const char *what)
 
 /* --- the loader under load ------------------------------------------------ */
 
+/* The count the loader's summary in @err gives as "N @words", or 0. */
+static unsigned long long summary_count(const char *err, const char *words)
+{
+	const char *at = strstr(err, words);
+
+	if (!at || at == err || at[-1] != ' ')
+		return 0;
+	for (at--; at > err && at[-1] >= '0' && at[-1] <= '9'; at--)
+		;
+	return strtoull(at, NULL, 10);
+}
+
+/* What the loader's summary says, for the log. */
+static void show_summary(const char *err)
+{
+	const char *line = strstr(err, "reports not printed");
+
+	while (line && line > err && line[-1] != '\n')
+		line--;
+	if (line)
+		printf("# %.*s\n", (int)strcspn(line, "\n"), line);
+}
+
 /*
  * Processes making invalid names as fast as they can while the loader is
  * told to stop: it must stop while they go on (it used to take reports
@@ -959,13 +982,13 @@ static void btrfs_routes(const char *mnt, const char *sub, const char *what)
 static void flood_during_sigterm(const char *dir)
 {
 	const int flooders = 3;
-	unsigned long long refusals = 0, printed = 0, unprinted = 0;
+	unsigned long long refusals = 0, printed = 0, unprinted, unwritten;
 	struct timespec t0, t1;
 	struct policy p;
 	pid_t pids[3];
 	int fds[2], i, status;
 	char *out, *err, line[64];
-	const char *s, *lost;
+	const char *s;
 	double took;
 	bool ready;
 	FILE *f;
@@ -1022,21 +1045,77 @@ static void flood_during_sigterm(const char *dir)
 		waitpid(pids[i], NULL, 0);
 	for (s = out; (s = strstr(s, "op=mkdir")); s++)
 		printed++;
-	lost = strstr(err, "reports not printed");
-	if (lost) {
-		while (lost > err && lost[-1] != ':')
-			lost--;
-		unprinted = strtoull(lost + 1, NULL, 10);
-	}
+	unprinted = summary_count(err, "reports not printed");
+	unwritten = summary_count(err, "not written");
 	printf("# %d processes flooding: stopped %.2f s after SIGTERM; %llu refusals, %s\n",
 	       flooders, took, refusals, "printed and counted as not printed below");
+	show_summary(err);
 	tap_ok(ready && status == 0 && !__atomic_load_n(&over[1], __ATOMIC_RELAXED),
 	       "SIGTERM during a flood of refusals ends it while the flood goes on (%.2f s)",
 	       took);
-	tap_ok(ready && refusals > 0 && printed + unprinted == refusals,
-	       "every refusal made until it detached is printed or counted as not printed (%llu = %llu + %llu)",
-	       refusals, printed, unprinted);
+	tap_ok(ready && refusals > 0 && printed + unprinted + unwritten == refusals,
+	       "every refusal made until it detached is printed or counted as not printed (%llu = %llu + %llu + %llu)",
+	       refusals, printed, unprinted, unwritten);
 	munmap(over, 2 * sizeof(int));
+	free(out);
+	free(err);
+}
+
+/*
+ * A reader that takes nothing (a pipe never read, a pager left stopped)
+ * while the loader is blocked writing to it: SIGTERM must still end it
+ * within seconds, and every refusal must still be printed (what the pipe
+ * holds) or counted as not printed or not written. 2000 reports fill a
+ * 64 KiB pipe three times over and fit in the ring buffer.
+ */
+static void stuck_reader_at_sigterm(const char *dir)
+{
+	const unsigned int made = 2000;
+	unsigned long long refusals = 0, printed = 0, unprinted, unwritten;
+	char *out = NULL, *err = NULL, path[PATH_MAX];
+	struct timespec t0, t1;
+	int status = -1, i;
+	bool ready, ended = false;
+	struct policy p;
+	const char *s;
+	double took;
+
+	ready = start_policy(&p, NULL, NULL);
+	for (i = 0; ready && i < (int)made; i++) {
+		snprintf(path, sizeof(path), "%s/stuck%d" BAD, dir, i);
+		refusals += mkdir(path, 0755) && errno == EILSEQ;
+	}
+	usleep(300000);		/* for it to fill the pipe and block */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	kill(p.pid, SIGTERM);
+	for (i = 0; i < 300 && !ended; i++) {
+		ended = waitpid(p.pid, &status, WNOHANG) == p.pid;
+		if (!ended)
+			usleep(50000);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	took = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	if (!ended) {
+		kill(p.pid, SIGKILL);
+		waitpid(p.pid, &status, 0);
+	}
+	out = read_all(p.out);
+	err = read_all(p.err);
+	close(p.out);
+	close(p.err);
+	for (s = out; (s = strstr(s, "op=mkdir")); s++)
+		printed++;
+	unprinted = summary_count(err, "reports not printed");
+	unwritten = summary_count(err, "not written");
+	show_summary(err);
+	tap_ok(ready && ended && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	       "SIGTERM ends it while it is blocked writing to a reader that takes nothing (%.2f s)",
+	       took);
+	tap_ok(ready && refusals == made && unwritten > 0 &&
+	       printed + unprinted + unwritten == refusals,
+	       "with that reader, every refusal is printed or counted as not printed or not written (%llu = %llu + %llu + %llu)",
+	       refusals, printed, unprinted, unwritten);
+	free(p.early);
 	free(out);
 	free(err);
 }
@@ -1483,6 +1562,7 @@ int main(int argc, char **argv)
 	}
 
 	flood_during_sigterm("/tmp/un");
+	stuck_reader_at_sigterm("/tmp/un");
 	pinned_policy("/tmp/un");
 
 	/* After the policy: the module goes, and the loader says it is gone. */

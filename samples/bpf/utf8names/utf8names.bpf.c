@@ -14,9 +14,9 @@
  * file systems that make names in another one (overlayfs creating, copying
  * up and whiting out in its upper layer; mq_open() in mqueue), and kernel
  * threads (nfsd, ksmbd). The inode hooks see the file system the name
- * lands on. The path hooks see the mount the caller went through, which
- * for overlayfs is the overlay's: they refuse earlier, and only add the
- * overlay's own device to what --mount can name. btrfs makes subvolumes
+ * lands on: for a name made through overlayfs, the overlay's first, then
+ * its upper layer's. (The path hooks would add nothing: every call that
+ * reaches one reaches an inode hook.) btrfs makes subvolumes
  * and snapshots without any hook that sees the name: the file_ioctl hook
  * reads the name from the ioctl's argument (see check_subvolume() for
  * what that cannot see). A name that already exists
@@ -46,9 +46,6 @@
 #define ENAMETOOLONG	36
 #define EILSEQ		84
 
-#define S_IFMT		00170000
-#define S_IFREG		0100000
-
 /* include/uapi/linux/btrfs.h and magic.h: what the name-making ioctls take */
 #define BTRFS_SUPER_MAGIC		0x9123683e
 #define BTRFS_IOC_SNAP_CREATE		0x50009401	/* vol_args */
@@ -73,14 +70,6 @@ struct inode {
 	struct super_block *i_sb;
 } __attribute__((preserve_access_index));
 
-struct vfsmount {
-	struct super_block *mnt_sb;
-} __attribute__((preserve_access_index));
-
-struct path {
-	struct vfsmount *mnt;
-} __attribute__((preserve_access_index));
-
 struct qstr {
 	union {
 		struct {
@@ -93,7 +82,6 @@ struct qstr {
 } __attribute__((preserve_access_index));
 
 struct dentry {
-	struct dentry *d_parent;
 	struct qstr d_name;
 	struct inode *d_inode;
 } __attribute__((preserve_access_index));
@@ -131,27 +119,12 @@ struct {
 	__uint(max_entries, 1024 * 1024);
 } events SEC(".maps");
 
-/*
- * Each task's room for one record (too big for the 512-byte BPF stack);
- * in audit mode, the count of its reports and the dentry (with its name's
- * hash and length, and its parent) whose name a path hook reported last:
- * the inode hook that follows in the same call does not report it again.
- * A call that fails between the two leaves the mark, which a later
- * dentry at the same address matches only with the same parent and name.
- * (Enforcing, a name the path hook refused never reaches the inode hook,
- * and one it allowed is judged again there.)
- */
-struct task_record {
-	struct utf8names_event e;	/* first: check() finds the rest */
-	__u64 reports;
-	__u64 audited, audited_name, audited_parent;
-};
-
+/* each task's room for one record: too big for the 512-byte BPF stack */
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, int);
-	__type(value, struct task_record);
+	__type(value, struct utf8names_event);
 } scratch SEC(".maps");
 
 /*
@@ -194,60 +167,48 @@ static void count(__u32 which)
 		__sync_fetch_and_add(n, 1);
 }
 
+/*
+ * A hook's run, from before it reads detached until its refusal is
+ * counted, counts in [UTF8NAMES_INFLIGHT] of its CPU (programs do not
+ * migrate): a loader that has set detached waits until the sum is 0, and
+ * no refusal can follow its count then. (RCU cannot tell it so: a CPU
+ * already in an old trampoline may run the program after any grace
+ * period user space can wait for.)
+ *
+ * A fetching atomic, which the JITs make fully ordered (lock xadd on
+ * x86, ldaddal or an LL/SC loop with dmb on arm64; a plain atomic add is
+ * stadd there, which orders nothing): the count is visible before
+ * detached is read, and the refusal's count before the hook leaves, as
+ * the loader sets detached before it reads the counts.
+ */
+static void in_flight(__s64 change)
+{
+	__u32 which = UTF8NAMES_INFLIGHT;
+	__u64 *n = bpf_map_lookup_elem(&counts, &which);
+	__u64 was;
+
+	if (!n)
+		return;
+	was = __sync_fetch_and_add(n, change);
+	asm volatile("" : : "r"(was));	/* used, or clang adds without fetching */
+}
+
+static void enter(void)
+{
+	in_flight(1);
+}
+
+static int leave(int ret)
+{
+	in_flight(-1);
+	return ret;
+}
+
 /* The task's own record, or NULL if the kernel cannot make it. */
-static struct task_record *task_record(void)
+static struct utf8names_event *record(void)
 {
 	return bpf_task_storage_get(&scratch, bpf_get_current_task_btf(), NULL,
 				    BPF_LOCAL_STORAGE_GET_F_CREATE);
-}
-
-static struct utf8names_event *record(void)
-{
-	struct task_record *t = task_record();
-
-	return t ? &t->e : NULL;
-}
-
-/* The task's reports so far (audit mode), for path_judged(). */
-static __u64 reports_before(void)
-{
-	struct task_record *t = audit ? task_record() : NULL;
-
-	return t ? t->reports : 0;
-}
-
-/*
- * Audit mode: a path hook judged @dentry's name (and target), and
- * reported it if the task's reports are no longer @before.
- */
-static void path_judged(struct dentry *dentry, __u64 before)
-{
-	struct task_record *t = audit ? task_record() : NULL;
-
-	if (!t)
-		return;
-	t->audited = 0;
-	if (t->reports == before)
-		return;
-	t->audited = (__u64)dentry;
-	t->audited_name = BPF_CORE_READ(dentry, d_name.hash_len);
-	t->audited_parent = (__u64)BPF_CORE_READ(dentry, d_parent);
-}
-
-/* Audit mode: did the path hook of this call report @dentry already? */
-static bool reported_by_path(struct dentry *dentry)
-{
-	struct task_record *t;
-
-	if (!audit)
-		return false;
-	t = task_record();
-	if (!t || t->audited != (__u64)dentry ||
-	    t->audited_name != BPF_CORE_READ(dentry, d_name.hash_len) ||
-	    t->audited_parent != (__u64)BPF_CORE_READ(dentry, d_parent))
-		return false;
-	t->audited = 0;
-	return true;
 }
 
 /*
@@ -277,7 +238,6 @@ static int check(struct utf8names_event *e, __u32 len, enum utf8names_op op,
 	e->target = target;
 	e->verdict = verdict;
 	e->len = len;
-	((struct task_record *)e)->reports++;
 	count(UTF8NAMES_REPORTED);
 	if (bpf_ringbuf_output(&events, e,
 			       offsetof(struct utf8names_event, name) + len, 0))
@@ -327,144 +287,66 @@ static int check_target(const struct super_block *sb, const char *target)
 	return check(e, len - 1, UTF8NAMES_SYMLINK, true);
 }
 
-static const struct super_block *path_sb(const struct path *dir)
-{
-	return BPF_CORE_READ(dir, mnt, mnt_sb);
-}
-
 static const struct super_block *inode_sb(const struct inode *dir)
 {
 	return BPF_CORE_READ(dir, i_sb);
 }
 
-/* --- the path hooks: the mount the caller went through ----------------- */
-
-/* open(O_CREAT) and mknod() of a file; mknod() of anything else, bind() */
-SEC("lsm/path_mknod")
-int BPF_PROG(utf8names_path_mknod, const struct path *dir,
-	     struct dentry *dentry, unsigned short mode, unsigned int dev,
-	     int ret)
-{
-	__u64 before;
-
-	if (ret)
-		return ret;
-	before = reports_before();
-	/* (mknod() of type 0 makes a regular file too) */
-	ret = check_name(path_sb(dir), dentry,
-			 (mode & S_IFMT) == S_IFREG || !(mode & S_IFMT) ?
-			 UTF8NAMES_CREATE : UTF8NAMES_MKNOD);
-	path_judged(dentry, before);
-	return ret;
-}
-
-SEC("lsm/path_mkdir")
-int BPF_PROG(utf8names_path_mkdir, const struct path *dir,
-	     struct dentry *dentry, unsigned short mode, int ret)
-{
-	__u64 before;
-
-	if (ret)
-		return ret;
-	before = reports_before();
-	ret = check_name(path_sb(dir), dentry, UTF8NAMES_MKDIR);
-	path_judged(dentry, before);
-	return ret;
-}
-
-SEC("lsm/path_symlink")
-int BPF_PROG(utf8names_path_symlink, const struct path *dir,
-	     struct dentry *dentry, const char *old_name, int ret)
-{
-	__u64 before;
-
-	if (ret)
-		return ret;
-	before = reports_before();
-	ret = check_name(path_sb(dir), dentry, UTF8NAMES_SYMLINK);
-	if (!ret)
-		ret = check_target(path_sb(dir), old_name);
-	path_judged(dentry, before);
-	return ret;
-}
-
-SEC("lsm/path_link")
-int BPF_PROG(utf8names_path_link, struct dentry *old_dentry,
-	     const struct path *new_dir, struct dentry *new_dentry, int ret)
-{
-	__u64 before;
-
-	if (ret)
-		return ret;
-	before = reports_before();
-	ret = check_name(path_sb(new_dir), new_dentry, UTF8NAMES_LINK);
-	path_judged(new_dentry, before);
-	return ret;
-}
-
-SEC("lsm/path_rename")
-int BPF_PROG(utf8names_path_rename, const struct path *old_dir,
-	     struct dentry *old_dentry, const struct path *new_dir,
-	     struct dentry *new_dentry, unsigned int flags, int ret)
-{
-	__u64 before;
-
-	if (ret)
-		return ret;
-	before = reports_before();
-	ret = check_name(path_sb(new_dir), new_dentry, UTF8NAMES_RENAME);
-	path_judged(new_dentry, before);
-	return ret;
-}
-
 /* --- the inode hooks: the file system the name lands on, any caller ---- */
+
+/* open(O_CREAT), creat(), mknod() of a file, mq_open() */
 
 SEC("lsm/inode_create")
 int BPF_PROG(utf8names_inode_create, struct inode *dir, struct dentry *dentry,
 	     unsigned short mode, int ret)
 {
-	if (ret || reported_by_path(dentry))
+	if (ret)
 		return ret;
-	return check_name(inode_sb(dir), dentry, UTF8NAMES_CREATE);
+	enter();
+	return leave(check_name(inode_sb(dir), dentry, UTF8NAMES_CREATE));
 }
 
 SEC("lsm/inode_mknod")
 int BPF_PROG(utf8names_inode_mknod, struct inode *dir, struct dentry *dentry,
 	     unsigned short mode, unsigned int dev, int ret)
 {
-	if (ret || reported_by_path(dentry))
+	if (ret)
 		return ret;
-	return check_name(inode_sb(dir), dentry, UTF8NAMES_MKNOD);
+	enter();
+	return leave(check_name(inode_sb(dir), dentry, UTF8NAMES_MKNOD));
 }
 
 SEC("lsm/inode_mkdir")
 int BPF_PROG(utf8names_inode_mkdir, struct inode *dir, struct dentry *dentry,
 	     unsigned short mode, int ret)
 {
-	if (ret || reported_by_path(dentry))
+	if (ret)
 		return ret;
-	return check_name(inode_sb(dir), dentry, UTF8NAMES_MKDIR);
+	enter();
+	return leave(check_name(inode_sb(dir), dentry, UTF8NAMES_MKDIR));
 }
 
 SEC("lsm/inode_symlink")
 int BPF_PROG(utf8names_inode_symlink, struct inode *dir, struct dentry *dentry,
 	     const char *old_name, int ret)
 {
-	if (ret || reported_by_path(dentry))
-		return ret;
-	ret = check_name(inode_sb(dir), dentry, UTF8NAMES_SYMLINK);
 	if (ret)
 		return ret;
-	return check_target(inode_sb(dir), old_name);
+	enter();
+	ret = check_name(inode_sb(dir), dentry, UTF8NAMES_SYMLINK);
+	if (!ret)
+		ret = check_target(inode_sb(dir), old_name);
+	return leave(ret);
 }
 
 SEC("lsm/inode_link")
 int BPF_PROG(utf8names_inode_link, struct dentry *old_dentry, struct inode *dir,
 	     struct dentry *new_dentry, int ret)
 {
-	if (ret || reported_by_path(new_dentry))
+	if (ret)
 		return ret;
-	return check_name(inode_sb(dir), new_dentry, UTF8NAMES_LINK);
+	enter();
+	return leave(check_name(inode_sb(dir), new_dentry, UTF8NAMES_LINK));
 }
 
 SEC("lsm/inode_rename")
@@ -472,9 +354,10 @@ int BPF_PROG(utf8names_inode_rename, struct inode *old_dir,
 	     struct dentry *old_dentry, struct inode *new_dir,
 	     struct dentry *new_dentry, int ret)
 {
-	if (ret || reported_by_path(new_dentry))
+	if (ret)
 		return ret;
-	return check_name(inode_sb(new_dir), new_dentry, UTF8NAMES_RENAME);
+	enter();
+	return leave(check_name(inode_sb(new_dir), new_dentry, UTF8NAMES_RENAME));
 }
 
 /* --- btrfs: subvolumes and snapshots ------------------------------------ */
@@ -535,7 +418,8 @@ int BPF_PROG(utf8names_file_ioctl, struct file *file, unsigned int cmd,
 {
 	if (ret)
 		return ret;
-	return check_subvolume(file, cmd, arg);
+	enter();
+	return leave(check_subvolume(file, cmd, arg));
 }
 
 /* 32-bit callers, where the kernel has a hook of their own */
@@ -545,5 +429,6 @@ int BPF_PROG(utf8names_file_ioctl_compat, struct file *file, unsigned int cmd,
 {
 	if (ret)
 		return ret;
-	return check_subvolume(file, cmd, arg);
+	enter();
+	return leave(check_subvolume(file, cmd, arg));
 }

@@ -22,7 +22,8 @@
  * One line per refusal on standard output, such as
  *   refused op=mkdir pid=42 uid=0 comm=sh name=caf\xc3 offset=3 len=1 error=incomplete
  * ("audited" in audit mode). Messages go to standard error, starting with
- * what the policy checks and what it cannot. The exit status is 0 after a
+ * what the policy checks and what it cannot, ending with the refusals not
+ * printed (the ring buffer was full) or not written (see emit()). The exit status is 0 after a
  * signal or a done --pin, --status or --detach; 1 when the policy cannot
  * be loaded (no BPF LSM, utf8val.ko or its kfuncs missing), is pinned or
  * followed already, or the caller is not root; 2 on a usage error (a bad
@@ -33,7 +34,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,7 +45,6 @@
 #include <limits.h>
 #include <time.h>
 #include <linux/capability.h>
-#include <linux/membarrier.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -75,14 +77,17 @@ static const char *const op_names[UTF8NAMES_NR_OPS] = {
 /* the most programs the object has (one link each) */
 #define UTF8NAMES_MAX_PROGS	32
 
-static volatile sig_atomic_t stop;
+/* SIGINT or SIGTERM came: stop */
+static volatile sig_atomic_t signalled;
+/* taking the last reports, after a signal */
+static bool draining;
 /* reports that could not be written to standard output */
 static unsigned long long unwritten;
 
 static void on_signal(int sig)
 {
 	(void)sig;
-	stop = 1;
+	signalled = 1;
 }
 
 static void print_usage(FILE *f)
@@ -211,17 +216,80 @@ static bool fs_dev_of(const char *dir, __u32 *dev)
 	return true;
 }
 
-/* printable ASCII as it is, every other byte (and \) as \xHH */
-static void print_bytes(const unsigned char *s, unsigned int len)
+/* one report: the name's and comm's bytes escaped take 4 characters each */
+static char line[(UTF8NAMES_NAME_MAX + 16) * 4 + 256];
+static size_t line_len;
+
+static void add(const char *fmt, ...)
 {
+	size_t room = sizeof(line) - line_len;
+	va_list args;
+	int n;
+
+	va_start(args, fmt);
+	n = vsnprintf(line + line_len, room, fmt, args);
+	va_end(args);
+	if (n > 0)
+		line_len += (size_t)n < room ? (size_t)n : room - 1;
+}
+
+/* printable ASCII as it is, every other byte (and \) as \xHH */
+static void add_bytes(const unsigned char *s, unsigned int len)
+{
+	static const char hex[] = "0123456789abcdef";
 	unsigned int i;
 
-	for (i = 0; i < len; i++) {
-		if (s[i] > ' ' && s[i] < 0x7f && s[i] != '\\')
-			putchar(s[i]);
-		else
-			printf("\\x%02x", s[i]);
+	for (i = 0; i < len && line_len + 4 < sizeof(line); i++) {
+		if (s[i] > ' ' && s[i] < 0x7f && s[i] != '\\') {
+			line[line_len++] = s[i];
+			continue;
+		}
+		line[line_len++] = '\\';
+		line[line_len++] = 'x';
+		line[line_len++] = hex[s[i] >> 4];
+		line[line_len++] = hex[s[i] & 15];
 	}
+}
+
+/*
+ * Write one report whole, or count it as not written. Until a signal,
+ * as a blocking write does: a slow reader slows the reports down (the
+ * ring buffer counts those that overflow). A signal interrupts such a
+ * write, and the report must not be lost to it: from then on each piece
+ * waits for room at most a second (a pipe with room takes PIPE_BUF bytes
+ * without blocking), and a reader that took nothing for a second gets no
+ * more reports, so that stopping takes seconds, not as long as it likes.
+ */
+static void emit(const char *s, size_t len)
+{
+	struct pollfd out = { .fd = STDOUT_FILENO, .events = POLLOUT };
+	static bool stuck;
+	const char *why = "standard output took nothing for a second";
+	ssize_t n;
+	int ready;
+
+	while (len && !stuck) {
+		if (signalled) {
+			ready = poll(&out, 1, 1000);
+			if (ready < 0 && errno == EINTR)
+				continue;
+			if (ready <= 0) {
+				stuck = true;
+				break;
+			}
+		}
+		n = write(STDOUT_FILENO, s, signalled && len > PIPE_BUF ? PIPE_BUF : len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			why = strerror(errno);
+			break;
+		}
+		s += n;
+		len -= n;
+	}
+	if (len && !unwritten++)
+		fprintf(stderr, "utf8names: cannot write reports: %s\n", why);
 }
 
 /* what a reader has done with the reports it took */
@@ -238,24 +306,20 @@ static int on_event(void *ctx, void *data, size_t size)
 		fprintf(stderr, "utf8names: a malformed record (%zu bytes)\n", size);
 		return 0;
 	}
-	printf("%s op=%s%s pid=%u uid=%u comm=",
-	       e->verdict ? "refused" : "audited", op_names[e->op],
-	       e->target ? " target" : "", e->pid, e->uid);
-	print_bytes((const unsigned char *)e->comm, strnlen(e->comm, sizeof(e->comm)));
-	printf(" name=");
-	print_bytes(e->name, e->len);
-	printf(" offset=%llu len=%u error=%s\n", e->res.valid_up_to,
-	       e->res.error_len, utf8val_error_name(e->res.error));
-	if (fflush(stdout) || ferror(stdout)) {
-		if (!unwritten++)
-			fprintf(stderr, "utf8names: cannot write reports: %s\n", strerror(errno));
-		clearerr(stdout);
-	}
+	line_len = 0;
+	add("%s op=%s%s pid=%u uid=%u comm=", e->verdict ? "refused" : "audited",
+	    op_names[e->op], e->target ? " target" : "", e->pid, e->uid);
+	add_bytes((const unsigned char *)e->comm, strnlen(e->comm, sizeof(e->comm)));
+	add(" name=");
+	add_bytes(e->name, e->len);
+	add(" offset=%llu len=%u error=%s\n", e->res.valid_up_to, e->res.error_len,
+	    utf8val_error_name(e->res.error));
+	emit(line, line_len);
 	/*
 	 * A signal: stop taking reports now (this one is taken), or a flood
 	 * of them would keep ring_buffer__poll() from ever returning.
 	 */
-	return stop ? -EINTR : 0;
+	return signalled && !draining ? -EINTR : 0;
 }
 
 /* libbpf's messages: warnings and errors only, they explain failures */
@@ -298,20 +362,17 @@ static void report_lost(int counts_fd, unsigned long long *seen)
 
 /*
  * Take every report still in the ring buffer of a program this process
- * loaded, once it is detached: each refusal was counted before its
- * report was sent, so all are in when the reports taken and the ones
- * lost add up to the refusals. A CPU that entered the old trampoline
- * just before the detach may still run the program after an RCU grace
- * period (trampolines wait for RCU tasks, which user space cannot ask
- * for): done when the count has also stayed still for 10 ms, a second
- * at most.
+ * loaded, once it refuses nothing more: each refusal was counted before
+ * its report was sent, so all are in when the reports taken and the ones
+ * lost add up to the refusals, and the count has stayed still for 10 ms;
+ * a second at most.
  */
 static void drain(struct ring_buffer *rb, int counts_fd)
 {
 	unsigned long long last = ~0ull;
 	int i;
 
-	stop = 0;	/* take them all now */
+	draining = true;	/* take them all now */
 	for (i = 0; i < 100; i++) {
 		unsigned long long reported = counter(counts_fd, UTF8NAMES_REPORTED);
 
@@ -334,12 +395,40 @@ static void summary(unsigned long long not_printed)
 }
 
 /*
- * Print reports from @events_fd until a signal; 0, or 1 on an error.
- * With @links (a policy this process loaded and did not pin), detach
- * them then, and account for every refusal made until the last one ran.
+ * End the programs: set their detached flag in their state map
+ * @state_fd, then wait (a second at most) until none that read it before
+ * is still running, as their count in @counts_fd tells (utf8names.bpf.c,
+ * in_flight()). From then on they refuse nothing, though still attached:
+ * unlinking them would not do, a CPU already in the old trampoline may
+ * run a program after any grace period user space can wait for. 0, or
+ * -1 with errno set.
  */
-static int follow(int events_fd, int counts_fd, struct bpf_link **links,
-		  int nr_links)
+static int end_programs(int state_fd, int counts_fd)
+{
+	struct utf8names_bpf__bss state;
+	__u32 key = 0;
+	int i;
+
+	if (bpf_map_lookup_elem(state_fd, &key, &state))
+		return -1;
+	state.detached = true;
+	if (bpf_map_update_elem(state_fd, &key, &state, BPF_ANY))
+		return -1;
+	/* the flag set before the counts are read, as the programs do it */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	for (i = 0; i < 1000 && counter(counts_fd, UTF8NAMES_INFLIGHT); i++)
+		usleep(1000);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	return 0;
+}
+
+/*
+ * Print reports from @events_fd until a signal; 0, or 1 on an error.
+ * With @skel and its @links (a policy this process loaded and did not
+ * pin), end it then, and account for every refusal it made.
+ */
+static int follow(int events_fd, int counts_fd, struct utf8names_bpf *skel,
+		  struct bpf_link **links, int nr_links)
 {
 	unsigned long long lost = counter(counts_fd, UTF8NAMES_LOST), lost0 = lost;
 	struct ring_buffer *rb;
@@ -350,7 +439,7 @@ static int follow(int events_fd, int counts_fd, struct bpf_link **links,
 		fprintf(stderr, "utf8names: cannot map the ring buffer: %s\n", strerror(errno));
 		return 1;
 	}
-	while (!stop) {
+	while (!signalled) {
 		err = ring_buffer__poll(rb, 200);
 		if (err < 0 && err != -EINTR) {
 			fprintf(stderr, "utf8names: reading the ring buffer: %s\n", strerror(-err));
@@ -359,24 +448,21 @@ static int follow(int events_fd, int counts_fd, struct bpf_link **links,
 		}
 		report_lost(counts_fd, &lost);
 	}
-	if (links) {
+	if (skel) {
 		unsigned long long reported;
 
+		if (end_programs(bpf_map__fd(skel->maps.bss), counts_fd))
+			fprintf(stderr, "utf8names: cannot stop the policy: %s\n",
+				strerror(errno));
+		drain(rb, counts_fd);
+		reported = counter(counts_fd, UTF8NAMES_REPORTED);
+		summary(reported > printed ? reported - printed : 0);
 		for (i = 0; i < nr_links; i++) {
 			bpf_link__destroy(links[i]);
 			links[i] = NULL;
 		}
-		/*
-		 * A program still running when its link went may refuse
-		 * after the counts are read: an RCU grace period (the
-		 * programs run under rcu_read_lock()) waits for it.
-		 */
-		syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0);
-		drain(rb, counts_fd);
-		reported = counter(counts_fd, UTF8NAMES_REPORTED);
-		summary(reported > printed ? reported - printed : 0);
 	} else {
-		stop = 0;
+		draining = true;
 		ring_buffer__consume(rb);	/* what came before the signal */
 		summary(counter(counts_fd, UTF8NAMES_LOST) - lost0);
 	}
@@ -687,31 +773,27 @@ static int status(void)
  */
 static int detach(void)
 {
-	struct utf8names_bpf__bss state;
-	int is = pin_state(), fd;
-	__u32 key = 0;
+	int is = pin_state(), state, counts, ended;
 
 	if (is <= 0)
 		return is ? 1 : 3;
 	/* (a pin interrupted before its state was pinned has no links) */
-	fd = pinned_fd("state");
-	if (fd < 0 && errno != ENOENT) {
+	state = pinned_fd("state");
+	if (state < 0 && errno != ENOENT) {
 		fprintf(stderr, "utf8names: %s/state: %s\n", PIN_DIR, strerror(errno));
 		return 1;
 	}
-	if (fd >= 0) {
-		if (bpf_map_lookup_elem(fd, &key, &state)) {
-			fprintf(stderr, "utf8names: cannot read %s/state: %s\n", PIN_DIR,
-				strerror(errno));
-			return 1;
-		}
-		state.detached = true;
-		if (bpf_map_update_elem(fd, &key, &state, BPF_ANY)) {
+	if (state >= 0) {
+		counts = pinned_fd("counts");
+		ended = counts >= 0 ? end_programs(state, counts) : -1;
+		if (ended)
 			fprintf(stderr, "utf8names: cannot stop the policy: %s\n",
 				strerror(errno));
+		if (counts >= 0)
+			close(counts);
+		close(state);
+		if (ended)
 			return 1;
-		}
-		close(fd);
 	}
 	unpin_all();
 	if (!access(PIN_DIR, F_OK)) {
@@ -758,7 +840,7 @@ static int follow_pinned(void)
 	}
 	fprintf(stderr,
 		"utf8names: following the pinned policy; stop with SIGINT or SIGTERM\n");
-	return follow(events, counts, NULL, 0);
+	return follow(events, counts, NULL, NULL, 0);
 }
 
 /* "utf8names: refusing names not UTF-8 on ...; @until" */
@@ -947,12 +1029,13 @@ int main(int argc, char **argv)
 		ret = 0;
 		if (following)
 			ret = take_reader() ? 1 : follow(bpf_map__fd(skel->maps.events),
-							 bpf_map__fd(skel->maps.counts), NULL, 0);
+							 bpf_map__fd(skel->maps.counts),
+							 NULL, NULL, 0);
 		goto out;
 	}
 	print_enforcing(&s, "stop with SIGINT or SIGTERM");
 	ret = follow(bpf_map__fd(skel->maps.events), bpf_map__fd(skel->maps.counts),
-		     links, nr_links);
+		     skel, links, nr_links);
 	if (!ret)
 		fprintf(stderr, "utf8names: detached\n");
 out:
