@@ -1085,10 +1085,15 @@ static void stuck_reader_at_sigterm(const char *dir)
 		snprintf(path, sizeof(path), "%s/stuck%d" BAD, dir, i);
 		refusals += mkdir(path, 0755) && errno == EILSEQ;
 	}
+	if (!ready) {
+		tap_ok(false, "SIGTERM ends it while blocked on a stuck reader (it did not start)");
+		return;
+	}
 	usleep(300000);		/* for it to fill the pipe and block */
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	kill(p.pid, SIGTERM);
-	for (i = 0; i < 300 && !ended; i++) {
+	/* it gives the reader 5 s, then detaches: 30 s is a hang */
+	for (i = 0; i < 600 && !ended; i++) {
 		ended = waitpid(p.pid, &status, WNOHANG) == p.pid;
 		if (!ended)
 			usleep(50000);

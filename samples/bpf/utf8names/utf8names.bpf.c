@@ -100,9 +100,11 @@ const volatile bool audit;
 const volatile bool some_fs;
 
 /*
- * Set by utf8names --detach before it unpins the links: the kernel frees
- * an unpinned link a little later, and the policy must end when
- * --detach returns.
+ * Set by the loader to end the policy (on a signal, or utf8names
+ * --detach) before it unlinks the programs: a CPU already in the old
+ * trampoline may run a program later, and the policy must end when the
+ * loader says so. It then waits for the hooks that read it unset (see
+ * in_flight()).
  */
 bool detached;
 
@@ -132,6 +134,8 @@ struct {
  * counted before its report is sent; [UTF8NAMES_LOST] reports the ring
  * buffer had no room for (the refusals still happened). A reader that
  * has printed reported - lost records has seen them all.
+ * [UTF8NAMES_INFLIGHT] is a gauge, not a count: the hooks running on the
+ * CPU, between in_flight(1) and in_flight(-1).
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

@@ -84,10 +84,16 @@ static bool draining;
 /* reports that could not be written to standard output */
 static unsigned long long unwritten;
 
+/*
+ * From the first SIGINT or SIGTERM on, SIGALRM every second: no write
+ * (to a stuck reader, a tty, standard error) blocks longer while
+ * stopping, since none of these handlers restarts what it interrupts.
+ */
 static void on_signal(int sig)
 {
-	(void)sig;
-	signalled = 1;
+	if (sig != SIGALRM)
+		signalled = 1;
+	alarm(1);
 }
 
 static void print_usage(FILE *f)
@@ -217,20 +223,20 @@ static bool fs_dev_of(const char *dir, __u32 *dev)
 }
 
 /* one report: the name's and comm's bytes escaped take 4 characters each */
-static char line[(UTF8NAMES_NAME_MAX + 16) * 4 + 256];
-static size_t line_len;
+static char report[(UTF8NAMES_NAME_MAX + 16) * 4 + 256];
+static size_t report_len;
 
 static void add(const char *fmt, ...)
 {
-	size_t room = sizeof(line) - line_len;
+	size_t room = sizeof(report) - report_len;
 	va_list args;
 	int n;
 
 	va_start(args, fmt);
-	n = vsnprintf(line + line_len, room, fmt, args);
+	n = vsnprintf(report + report_len, room, fmt, args);
 	va_end(args);
 	if (n > 0)
-		line_len += (size_t)n < room ? (size_t)n : room - 1;
+		report_len += (size_t)n < room ? (size_t)n : room - 1;
 }
 
 /* printable ASCII as it is, every other byte (and \) as \xHH */
@@ -239,50 +245,61 @@ static void add_bytes(const unsigned char *s, unsigned int len)
 	static const char hex[] = "0123456789abcdef";
 	unsigned int i;
 
-	for (i = 0; i < len && line_len + 4 < sizeof(line); i++) {
+	for (i = 0; i < len && report_len + 4 < sizeof(report); i++) {
 		if (s[i] > ' ' && s[i] < 0x7f && s[i] != '\\') {
-			line[line_len++] = s[i];
+			report[report_len++] = s[i];
 			continue;
 		}
-		line[line_len++] = '\\';
-		line[line_len++] = 'x';
-		line[line_len++] = hex[s[i] >> 4];
-		line[line_len++] = hex[s[i] & 15];
+		report[report_len++] = '\\';
+		report[report_len++] = 'x';
+		report[report_len++] = hex[s[i] >> 4];
+		report[report_len++] = hex[s[i] & 15];
 	}
 }
 
+/* seconds that the reports left get after a signal, all of them */
+#define STOP_WRITE_SECONDS	5
+
+static bool past_stop_deadline(void)
+{
+	static time_t deadline;
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (!deadline)
+		deadline = now.tv_sec + STOP_WRITE_SECONDS;
+	return now.tv_sec >= deadline;
+}
+
 /*
- * Write one report whole, or count it as not written. Until a signal,
- * as a blocking write does: a slow reader slows the reports down (the
- * ring buffer counts those that overflow). A signal interrupts such a
- * write, and the report must not be lost to it: from then on each piece
- * waits for room at most a second (a pipe with room takes PIPE_BUF bytes
- * without blocking), and a reader that took nothing for a second gets no
- * more reports, so that stopping takes seconds, not as long as it likes.
+ * Write one report whole, or count it as not written. Until a signal, as
+ * a blocking write does: a slow reader slows the reports down (the ring
+ * buffer counts those that overflow). A signal must neither lose the
+ * report it interrupts nor wait on the reader for ever: the writes go on
+ * (SIGALRM interrupts each one within a second) until STOP_WRITE_SECONDS
+ * after the signal; what is left then is counted as not written. A
+ * report cut short there has no newline: only whole lines are reports.
  */
 static void emit(const char *s, size_t len)
 {
 	struct pollfd out = { .fd = STDOUT_FILENO, .events = POLLOUT };
-	static bool stuck;
-	const char *why = "standard output took nothing for a second";
+	const char *why = NULL;
 	ssize_t n;
-	int ready;
 
-	while (len && !stuck) {
-		if (signalled) {
-			ready = poll(&out, 1, 1000);
-			if (ready < 0 && errno == EINTR)
-				continue;
-			if (ready <= 0) {
-				stuck = true;
-				break;
-			}
+	while (len) {
+		if (signalled && past_stop_deadline()) {
+			why = "the reader is too slow for the time left after the signal";
+			break;
 		}
-		n = write(STDOUT_FILENO, s, signalled && len > PIPE_BUF ? PIPE_BUF : len);
+		n = write(STDOUT_FILENO, s, len);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0) {
-			why = strerror(errno);
+		if (n < 0 && errno == EAGAIN) {	/* non-blocking, as inherited */
+			poll(&out, 1, 1000);
+			continue;
+		}
+		if (n <= 0) {
+			why = n ? strerror(errno) : "it took nothing";
 			break;
 		}
 		s += n;
@@ -306,7 +323,7 @@ static int on_event(void *ctx, void *data, size_t size)
 		fprintf(stderr, "utf8names: a malformed record (%zu bytes)\n", size);
 		return 0;
 	}
-	line_len = 0;
+	report_len = 0;
 	add("%s op=%s%s pid=%u uid=%u comm=", e->verdict ? "refused" : "audited",
 	    op_names[e->op], e->target ? " target" : "", e->pid, e->uid);
 	add_bytes((const unsigned char *)e->comm, strnlen(e->comm, sizeof(e->comm)));
@@ -314,7 +331,7 @@ static int on_event(void *ctx, void *data, size_t size)
 	add_bytes(e->name, e->len);
 	add(" offset=%llu len=%u error=%s\n", e->res.valid_up_to, e->res.error_len,
 	    utf8val_error_name(e->res.error));
-	emit(line, line_len);
+	emit(report, report_len);
 	/*
 	 * A signal: stop taking reports now (this one is taken), or a flood
 	 * of them would keep ring_buffer__poll() from ever returning.
@@ -331,20 +348,32 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 	return vfprintf(stderr, fmt, args);
 }
 
-/* The program's counter @which, summed over the CPUs. */
-static unsigned long long counter(int counts_fd, __u32 which)
+/*
+ * The program's counter @which on each CPU, into @per_cpu (room for
+ * libbpf_num_possible_cpus()); the number of CPUs, or -1 with errno set.
+ */
+static int per_cpu_counts(int counts_fd, __u32 which, __u64 *per_cpu)
 {
 	int ncpus = libbpf_num_possible_cpus();
+
+	if (ncpus <= 0) {
+		errno = -ncpus;
+		return -1;
+	}
+	return bpf_map_lookup_elem(counts_fd, &which, per_cpu) ? -1 : ncpus;
+}
+
+/* The program's counter @which, summed over the CPUs (0 if unreadable). */
+static unsigned long long counter(int counts_fd, __u32 which)
+{
+	int ncpus = libbpf_num_possible_cpus(), i;
 	unsigned long long sum = 0;
 	__u64 *per_cpu;
-	int i;
 
-	if (ncpus <= 0)
-		return 0;
-	per_cpu = calloc(ncpus, sizeof(*per_cpu));
-	if (per_cpu && !bpf_map_lookup_elem(counts_fd, &which, per_cpu))
-		for (i = 0; i < ncpus; i++)
-			sum += per_cpu[i];
+	per_cpu = ncpus > 0 ? calloc(ncpus, sizeof(*per_cpu)) : NULL;
+	ncpus = per_cpu ? per_cpu_counts(counts_fd, which, per_cpu) : -1;
+	for (i = 0; i < ncpus; i++)
+		sum += per_cpu[i];
 	free(per_cpu);
 	return sum;
 }
@@ -396,30 +425,73 @@ static void summary(unsigned long long not_printed)
 
 /*
  * End the programs: set their detached flag in their state map
- * @state_fd, then wait (a second at most) until none that read it before
- * is still running, as their count in @counts_fd tells (utf8names.bpf.c,
- * in_flight()). From then on they refuse nothing, though still attached:
- * unlinking them would not do, a CPU already in the old trampoline may
- * run a program after any grace period user space can wait for. 0, or
- * -1 with errno set.
+ * @state_fd, then wait until none that read it before is still running.
+ * From then on they refuse nothing, though still attached: unlinking
+ * them would not do, a CPU already in the old trampoline may run a
+ * program after any grace period user space can wait for.
+ *
+ * Each hook counts itself in flight on its CPU, from before it reads the
+ * flag until its refusal is counted (utf8names.bpf.c, in_flight()), with
+ * no migration in between. A CPU's count seen 0 once after the flag was
+ * set is enough: a hook that comes later reads the flag set (the fences
+ * on both sides). Waits up to @seconds, or for ever if 0, saying so every
+ * 5 s. 0, or -1 with errno set (ETIMEDOUT: hooks are still running).
  */
-static int end_programs(int state_fd, int counts_fd)
+static int end_programs(int state_fd, int counts_fd, int seconds)
 {
+	int ncpus = libbpf_num_possible_cpus(), waiting = ncpus, i, ms;
 	struct utf8names_bpf__bss state;
+	__u64 *per_cpu = NULL;
+	bool *seen = NULL;
 	__u32 key = 0;
-	int i;
+	int ret = -1;
 
-	if (bpf_map_lookup_elem(state_fd, &key, &state))
+	if (ncpus <= 0) {
+		errno = -ncpus;
 		return -1;
+	}
+	per_cpu = calloc(ncpus, sizeof(*per_cpu));
+	seen = calloc(ncpus, sizeof(*seen));
+	if (!per_cpu || !seen)
+		goto out;
+	if (bpf_map_lookup_elem(state_fd, &key, &state))
+		goto out;
 	state.detached = true;
 	if (bpf_map_update_elem(state_fd, &key, &state, BPF_ANY))
-		return -1;
+		goto out;
 	/* the flag set before the counts are read, as the programs do it */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	for (i = 0; i < 1000 && counter(counts_fd, UTF8NAMES_INFLIGHT); i++)
+	for (ms = 0; ; ms++) {
+		if (per_cpu_counts(counts_fd, UTF8NAMES_INFLIGHT, per_cpu) < 0) {
+			/* pinned by a utf8names that kept no such count */
+			if (errno == ENOENT && !ms)
+				break;
+			goto out;
+		}
+		for (i = 0; i < ncpus; i++) {
+			if (!seen[i] && !per_cpu[i]) {
+				seen[i] = true;
+				waiting--;
+			}
+		}
+		if (!waiting)
+			break;
+		if (seconds && ms >= seconds * 1000) {
+			errno = ETIMEDOUT;
+			goto out;
+		}
+		if (ms && ms % 5000 == 0)
+			fprintf(stderr, "utf8names: waiting for hooks still running on %d CPUs\n",
+				waiting);
 		usleep(1000);
+	}
+	/* and read before the counts that follow */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	return 0;
+	ret = 0;
+out:
+	free(per_cpu);
+	free(seen);
+	return ret;
 }
 
 /*
@@ -432,7 +504,7 @@ static int follow(int events_fd, int counts_fd, struct utf8names_bpf *skel,
 {
 	unsigned long long lost = counter(counts_fd, UTF8NAMES_LOST), lost0 = lost;
 	struct ring_buffer *rb;
-	int err, i;
+	int err, i, status = 0;
 
 	rb = ring_buffer__new(events_fd, on_event, NULL, NULL);
 	if (!rb) {
@@ -451,9 +523,12 @@ static int follow(int events_fd, int counts_fd, struct utf8names_bpf *skel,
 	if (skel) {
 		unsigned long long reported;
 
-		if (end_programs(bpf_map__fd(skel->maps.bss), counts_fd))
-			fprintf(stderr, "utf8names: cannot stop the policy: %s\n",
-				strerror(errno));
+		if (end_programs(bpf_map__fd(skel->maps.bss), counts_fd, 5)) {
+			fprintf(stderr, "utf8names: stopping the policy: %s: %s\n",
+				errno == ETIMEDOUT ? "hooks still run after 5 s" : strerror(errno),
+				"the counts may miss refusals");
+			status = 1;
+		}
 		drain(rb, counts_fd);
 		reported = counter(counts_fd, UTF8NAMES_REPORTED);
 		summary(reported > printed ? reported - printed : 0);
@@ -467,7 +542,7 @@ static int follow(int events_fd, int counts_fd, struct utf8names_bpf *skel,
 		summary(counter(counts_fd, UTF8NAMES_LOST) - lost0);
 	}
 	ring_buffer__free(rb);
-	return 0;
+	return status;
 }
 
 /* --- loading ------------------------------------------------------------ */
@@ -785,7 +860,7 @@ static int detach(void)
 	}
 	if (state >= 0) {
 		counts = pinned_fd("counts");
-		ended = counts >= 0 ? end_programs(state, counts) : -1;
+		ended = counts >= 0 ? end_programs(state, counts, 0) : -1;
 		if (ended)
 			fprintf(stderr, "utf8names: cannot stop the policy: %s\n",
 				strerror(errno));
@@ -934,7 +1009,7 @@ int main(int argc, char **argv)
 	const char *mounts[UTF8NAMES_MOUNTS_MAX], *config = NULL;
 	bool pinning = false, following = false, asking = false, detaching = false;
 	bool audit = false;
-	struct sigaction stopping = { .sa_handler = on_signal };
+	struct sigaction stopping = { .sa_handler = on_signal };	/* no SA_RESTART */
 	struct settings s = { 0 };
 	struct utf8names_bpf *skel;
 	int opt, err, nr_mounts = 0, nr_links = 0, i, ret = 1;
@@ -985,6 +1060,7 @@ int main(int argc, char **argv)
 	/* no SA_RESTART: a write to a stopped reader must not hold a signal off */
 	sigaction(SIGINT, &stopping, NULL);
 	sigaction(SIGTERM, &stopping, NULL);
+	sigaction(SIGALRM, &stopping, NULL);
 	signal(SIGHUP, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
 	libbpf_set_print(libbpf_print);

@@ -30,7 +30,7 @@ enum utf8names_op {
 enum utf8names_count {
 	UTF8NAMES_REPORTED,	/* names refused, or audited */
 	UTF8NAMES_LOST,		/* of those, reports the ring buffer dropped */
-	UTF8NAMES_INFLIGHT,	/* hooks between reading detached and done */
+	UTF8NAMES_INFLIGHT,	/* hooks from before reading detached until done */
 	UTF8NAMES_NR_COUNTS,
 };
 
