@@ -960,15 +960,35 @@ static unsigned long long summary_count(const char *err, const char *words)
 	return strtoull(at, NULL, 10);
 }
 
-/* What the loader's summary says, for the log. */
+/* What the loader said as it stopped, for the log. */
 static void show_summary(const char *err)
 {
-	const char *line = strstr(err, "reports not printed");
+	static const char *const words[] = {
+		"not printed", "cannot write", "stopping the policy",
+	};
+	const char *line;
+	size_t len, i;
 
-	while (line && line > err && line[-1] != '\n')
-		line--;
-	if (line)
-		printf("# %.*s\n", (int)strcspn(line, "\n"), line);
+	for (line = err; *line; line += len + (line[len] == '\n')) {
+		len = strcspn(line, "\n");
+		for (i = 0; i < ARRAY_SIZE(words); i++) {
+			if (memmem(line, len, words[i], strlen(words[i]))) {
+				printf("# %.*s\n", (int)len, line);
+				break;
+			}
+		}
+	}
+}
+
+/* The whole lines (a report cut short has no newline) in @out with @op. */
+static unsigned long long whole_reports(const char *out, const char *op)
+{
+	unsigned long long n = 0;
+	const char *end;
+
+	for (; (end = strchr(out, '\n')); out = end + 1)
+		n += !!memmem(out, end - out, op, strlen(op));
+	return n;
 }
 
 /*
@@ -988,7 +1008,6 @@ static void flood_during_sigterm(const char *dir)
 	pid_t pids[3];
 	int fds[2], i, status;
 	char *out, *err, line[64];
-	const char *s;
 	double took;
 	bool ready;
 	FILE *f;
@@ -1043,8 +1062,7 @@ static void flood_during_sigterm(const char *dir)
 		fclose(f);
 	for (i = 0; i < flooders; i++)
 		waitpid(pids[i], NULL, 0);
-	for (s = out; (s = strstr(s, "op=mkdir")); s++)
-		printed++;
+	printed = whole_reports(out, "op=mkdir");
 	unprinted = summary_count(err, "reports not printed");
 	unwritten = summary_count(err, "not written");
 	printf("# %d processes flooding: stopped %.2f s after SIGTERM; %llu refusals, %s\n",
@@ -1077,7 +1095,6 @@ static void stuck_reader_at_sigterm(const char *dir)
 	int status = -1, i;
 	bool ready, ended = false;
 	struct policy p;
-	const char *s;
 	double took;
 
 	ready = start_policy(&p, NULL, NULL);
@@ -1108,8 +1125,7 @@ static void stuck_reader_at_sigterm(const char *dir)
 	err = read_all(p.err);
 	close(p.out);
 	close(p.err);
-	for (s = out; (s = strstr(s, "op=mkdir")); s++)
-		printed++;
+	printed = whole_reports(out, "op=mkdir");
 	unprinted = summary_count(err, "reports not printed");
 	unwritten = summary_count(err, "not written");
 	show_summary(err);

@@ -174,10 +174,10 @@ static void count(__u32 which)
 /*
  * A hook's run, from before it reads detached until its refusal is
  * counted, counts in [UTF8NAMES_INFLIGHT] of its CPU (programs do not
- * migrate): a loader that has set detached waits until the sum is 0, and
- * no refusal can follow its count then. (RCU cannot tell it so: a CPU
- * already in an old trampoline may run the program after any grace
- * period user space can wait for.)
+ * migrate): a loader that has set detached waits until it has seen each
+ * CPU's count at 0 once, and no refusal can follow then. (RCU cannot
+ * tell it so: a CPU already in an old trampoline may run the program
+ * after any grace period user space can wait for.)
  *
  * A fetching atomic, which the JITs make fully ordered (lock xadd on
  * x86, ldaddal or an LL/SC loop with dmb on arm64; a plain atomic add is

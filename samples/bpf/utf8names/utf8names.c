@@ -23,10 +23,12 @@
  *   refused op=mkdir pid=42 uid=0 comm=sh name=caf\xc3 offset=3 len=1 error=incomplete
  * ("audited" in audit mode). Messages go to standard error, starting with
  * what the policy checks and what it cannot, ending with the refusals not
- * printed (the ring buffer was full) or not written (see emit()). The exit status is 0 after a
- * signal or a done --pin, --status or --detach; 1 when the policy cannot
- * be loaded (no BPF LSM, utf8val.ko or its kfuncs missing), is pinned or
- * followed already, or the caller is not root; 2 on a usage error (a bad
+ * printed (the ring buffer was full) or not written (see emit()). The
+ * exit status is 0 after a signal or a done --pin, --status or --detach;
+ * 1 when the policy cannot be loaded (no BPF LSM, utf8val.ko or its
+ * kfuncs missing), is pinned or followed already, or the caller is not
+ * root, when hooks still ran 5 s after the stop (the counts may miss
+ * refusals), or --detach was interrupted; 2 on a usage error (a bad
  * configuration file too); 3 when --status, --follow or --detach find no
  * pinned policy.
  */
@@ -93,7 +95,8 @@ static void on_signal(int sig)
 {
 	if (sig != SIGALRM)
 		signalled = 1;
-	alarm(1);
+	if (signalled)
+		alarm(1);
 }
 
 static void print_usage(FILE *f)
@@ -115,7 +118,8 @@ static void print_usage(FILE *f)
 		"Needs root, utf8val.ko with its kfuncs and the BPF LSM (\"bpf\" in lsm=).\n"
 		"Exit status: 0 after SIGINT or SIGTERM, or a done --pin, --status or --detach;\n"
 		"1 if the policy cannot be loaded, is pinned or followed already, or the\n"
-		"caller is not root (--status, --follow, --detach);\n"
+		"caller is not root (--status, --follow, --detach), if hooks still ran 5 s\n"
+		"after a signal (the counts may miss refusals), or --detach was interrupted;\n"
 		"2 for a usage error or a DIR that is not a mount point; 3 if no policy is\n"
 		"pinned (--follow, --status, --detach).\n");
 }
@@ -260,15 +264,22 @@ static void add_bytes(const unsigned char *s, unsigned int len)
 /* seconds that the reports left get after a signal, all of them */
 #define STOP_WRITE_SECONDS	5
 
-static bool past_stop_deadline(void)
+static double seconds_now(void)
 {
-	static time_t deadline;
 	struct timespec now;
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec + now.tv_nsec / 1e9;
+}
+
+/* Whether the reports' time is up; the first call after a signal starts it. */
+static bool past_stop_deadline(void)
+{
+	static double deadline;
+
 	if (!deadline)
-		deadline = now.tv_sec + STOP_WRITE_SECONDS;
-	return now.tv_sec >= deadline;
+		deadline = seconds_now() + STOP_WRITE_SECONDS;
+	return seconds_now() >= deadline;
 }
 
 /*
@@ -283,10 +294,12 @@ static bool past_stop_deadline(void)
 static void emit(const char *s, size_t len)
 {
 	struct pollfd out = { .fd = STDOUT_FILENO, .events = POLLOUT };
-	const char *why = NULL;
+	static bool cut;	/* a report was cut short: no line after it */
+	const char *why = "a report before was cut short";
+	bool some = false;
 	ssize_t n;
 
-	while (len) {
+	while (len && !cut) {
 		if (signalled && past_stop_deadline()) {
 			why = "the reader is too slow for the time left after the signal";
 			break;
@@ -304,9 +317,12 @@ static void emit(const char *s, size_t len)
 		}
 		s += n;
 		len -= n;
+		some = true;
 	}
 	if (len && !unwritten++)
 		fprintf(stderr, "utf8names: cannot write reports: %s\n", why);
+	if (len && some)
+		cut = true;
 }
 
 /* what a reader has done with the reports it took */
@@ -434,12 +450,14 @@ static void summary(unsigned long long not_printed)
  * flag until its refusal is counted (utf8names.bpf.c, in_flight()), with
  * no migration in between. A CPU's count seen 0 once after the flag was
  * set is enough: a hook that comes later reads the flag set (the fences
- * on both sides). Waits up to @seconds, or for ever if 0, saying so every
- * 5 s. 0, or -1 with errno set (ETIMEDOUT: hooks are still running).
+ * on both sides). Waits up to @seconds; if 0, until a signal, saying so
+ * every 5 s, and a signal then sets the flag back: the policy goes on as
+ * it was. 0, or -1 with errno set (ETIMEDOUT: hooks still run; EINTR).
  */
 static int end_programs(int state_fd, int counts_fd, int seconds)
 {
-	int ncpus = libbpf_num_possible_cpus(), waiting = ncpus, i, ms;
+	int ncpus = libbpf_num_possible_cpus(), waiting = ncpus, i;
+	double start = seconds_now(), said = start;
 	struct utf8names_bpf__bss state;
 	__u64 *per_cpu = NULL;
 	bool *seen = NULL;
@@ -461,10 +479,10 @@ static int end_programs(int state_fd, int counts_fd, int seconds)
 		goto out;
 	/* the flag set before the counts are read, as the programs do it */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	for (ms = 0; ; ms++) {
+	for (;;) {
 		if (per_cpu_counts(counts_fd, UTF8NAMES_INFLIGHT, per_cpu) < 0) {
 			/* pinned by a utf8names that kept no such count */
-			if (errno == ENOENT && !ms)
+			if (errno == ENOENT && waiting == ncpus)
 				break;
 			goto out;
 		}
@@ -476,13 +494,21 @@ static int end_programs(int state_fd, int counts_fd, int seconds)
 		}
 		if (!waiting)
 			break;
-		if (seconds && ms >= seconds * 1000) {
+		if (seconds && seconds_now() - start >= seconds) {
 			errno = ETIMEDOUT;
 			goto out;
 		}
-		if (ms && ms % 5000 == 0)
+		if (!seconds && signalled) {
+			state.detached = false;
+			bpf_map_update_elem(state_fd, &key, &state, BPF_ANY);
+			errno = EINTR;
+			goto out;
+		}
+		if (seconds_now() - said >= 5) {
+			said = seconds_now();
 			fprintf(stderr, "utf8names: waiting for hooks still running on %d CPUs\n",
 				waiting);
+		}
 		usleep(1000);
 	}
 	/* and read before the counts that follow */
@@ -520,12 +546,13 @@ static int follow(int events_fd, int counts_fd, struct utf8names_bpf *skel,
 		}
 		report_lost(counts_fd, &lost);
 	}
+	past_stop_deadline();	/* the reports' time starts now */
 	if (skel) {
 		unsigned long long reported;
 
 		if (end_programs(bpf_map__fd(skel->maps.bss), counts_fd, 5)) {
 			fprintf(stderr, "utf8names: stopping the policy: %s: %s\n",
-				errno == ETIMEDOUT ? "hooks still run after 5 s" : strerror(errno),
+				errno == ETIMEDOUT ? "hooks still ran after 5 s" : strerror(errno),
 				"the counts may miss refusals");
 			status = 1;
 		}
@@ -862,7 +889,8 @@ static int detach(void)
 		counts = pinned_fd("counts");
 		ended = counts >= 0 ? end_programs(state, counts, 0) : -1;
 		if (ended)
-			fprintf(stderr, "utf8names: cannot stop the policy: %s\n",
+			fprintf(stderr, "utf8names: %s: not detached, the policy still enforces\n",
+				errno == EINTR ? "interrupted while hooks still ran" :
 				strerror(errno));
 		if (counts >= 0)
 			close(counts);
@@ -1009,7 +1037,8 @@ int main(int argc, char **argv)
 	const char *mounts[UTF8NAMES_MOUNTS_MAX], *config = NULL;
 	bool pinning = false, following = false, asking = false, detaching = false;
 	bool audit = false;
-	struct sigaction stopping = { .sa_handler = on_signal };	/* no SA_RESTART */
+	struct sigaction stopping = { .sa_handler = on_signal };
+	sigset_t ours;
 	struct settings s = { 0 };
 	struct utf8names_bpf *skel;
 	int opt, err, nr_mounts = 0, nr_links = 0, i, ret = 1;
@@ -1058,6 +1087,11 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	/* no SA_RESTART: a write to a stopped reader must not hold a signal off */
+	sigemptyset(&ours);
+	sigaddset(&ours, SIGINT);
+	sigaddset(&ours, SIGTERM);
+	sigaddset(&ours, SIGALRM);
+	sigprocmask(SIG_UNBLOCK, &ours, NULL);	/* a mask is inherited */
 	sigaction(SIGINT, &stopping, NULL);
 	sigaction(SIGTERM, &stopping, NULL);
 	sigaction(SIGALRM, &stopping, NULL);
@@ -1087,6 +1121,10 @@ int main(int argc, char **argv)
 	skel = load(&s);
 	if (!skel)
 		return 1;
+	if (signalled) {	/* stopped while loading: nothing to detach */
+		ret = 0;
+		goto out;
+	}
 	err = attach(skel, links, &nr_links);
 	if (err == -ENOTSUPP) {
 		fprintf(stderr, "utf8names: this kernel cannot attach BPF programs to LSM hooks\n");
