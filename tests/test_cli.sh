@@ -320,5 +320,40 @@ result "--help into a full device fails with status 2" \
 	"utf8val: standard output: No space left on device
 status 2" "$got"
 
+# What people do by mistake (issue 23): each of these once went wrong.
+mistakes=$(mktemp -d)
+printf 'a\xffb\n' >"$mistakes/f"
+got=$("$cli" -r "$mistakes/f" 2>&1 >>"$mistakes/f"; echo "status $? size $(stat -c %s "$mistakes/f")")
+result "--replace appending to its own input is refused, as cat does" \
+	"utf8val: $mistakes/f: input file is output file
+status 2 size 4" "$got"
+got=$("$cli" "$mistakes/f" 2>&1 >>"$mistakes/f"; echo "status $? size $(stat -c %s "$mistakes/f")")
+result "a report appended to its own input is refused too" \
+	"utf8val: $mistakes/f: input file is output file
+status 2 size 4" "$got"
+got=$("$cli" <"$mistakes/f" 2>&1 >>"$mistakes/f"; echo "status $? size $(stat -c %s "$mistakes/f")")
+result "standard input that is standard output is refused" \
+	"utf8val: -: input file is output file
+status 2 size 4" "$got"
+got=$("$cli" --json "$mistakes" "$mistakes/missing" 2>/dev/null; echo "status $?")
+result "--json: an object with verdict unread for each input it cannot read" \
+	"{\"file\":\"$mistakes\",\"errors\":[],\"verdict\":\"unread\",\"failure\":\"Is a directory\"}
+{\"file\":\"$mistakes/missing\",\"errors\":[],\"verdict\":\"unread\",\"failure\":\"No such file or directory\"}
+status 2" "$got"
+check "a bad short option after a long one is named" "utf8val: invalid option -- 'x'
+Try 'utf8val --help' for more information." 2 '' --all -xq
+check "a long option given an argument is named" "utf8val: option '--all' takes no argument
+Try 'utf8val --help' for more information." 2 '' -q --all=yes
+got=$("$cli" "$mistakes/f" - 2>&1 <&-; echo "status $?")
+result "with standard input closed, - is a bad descriptor, not the file before" \
+	"$mistakes/f: invalid bytes=1 chars=1 offset=1 len=1 error=bad-byte line=1 column=2
+utf8val: -: Bad file descriptor
+status 2" "$got"
+got=$("$cli" "$mistakes/f" 2>&1 >&-; echo "status $?")
+result "with standard output closed, the report fails loudly" \
+	"utf8val: standard output: Bad file descriptor
+status 2" "$got"
+rm -rf "$mistakes"
+
 echo "1..$n"
 [ "$failed" -eq 0 ]

@@ -34,6 +34,8 @@ struct options {
 	unsigned int flags;
 	bool quiet, all, replace;
 	enum format format;
+	struct stat out;		/* standard output, if a regular file */
+	bool out_is_file;
 };
 
 /* Where the text read so far ends, in lines and characters. */
@@ -107,6 +109,8 @@ static void advance(struct input *in, const unsigned char *s, size_t n)
 /* Reading @in failed: say why, and check no more of it. */
 static void input_failed(struct input *in, const char *why)
 {
+	if (in->opt->format != FORMAT_JSON)	/* (not inside an object) */
+		fflush(stdout);		/* the reports before it, in order */
 	fprintf(stderr, "%s: %s: %s\n", progname, in->name ? in->name : "-",
 		why);
 	in->failed = why;
@@ -404,6 +408,17 @@ static int check_stream(struct input *in, int fd)
 	return in->failed ? 2 : 0;
 }
 
+/*
+ * Whether @st is the file standard output writes to: reading it while
+ * writing to it would read what was written (cat: "input file is output
+ * file"), without end for --replace appended to its own input.
+ */
+static bool is_output(const struct stat *st, const struct options *opt)
+{
+	return opt->out_is_file && st->st_dev == opt->out.st_dev &&
+	       st->st_ino == opt->out.st_ino;
+}
+
 static int check_input(const char *name, const struct options *opt)
 {
 	struct input in = {
@@ -412,16 +427,26 @@ static int check_input(const char *name, const struct options *opt)
 		.pos = { 1, 0 },
 	};
 	int fd = name && strcmp(name, "-") ? open(name, O_RDONLY) : 0;
+	const char *why = NULL;
 	struct stat st;
 	int rc;
 
-	if (fd < 0) {
-		fprintf(stderr, "%s: %s: %s\n", progname, name, strerror(errno));
+	if (fd < 0 || fstat(fd, &st))
+		why = strerror(errno);
+	else if (is_output(&st, opt))
+		why = "input file is output file";
+	if (why) {
+		/* no verdict, but an object for it in JSON */
+		report_start(&in);
+		input_failed(&in, why);
+		report_end(&in, 0);
+		if (fd > 0)
+			close(fd);
 		return 2;
 	}
 	in.fd = fd;
 	in.start = lseek(fd, 0, SEEK_CUR);
-	in.reread = !fstat(fd, &st) && S_ISREG(st.st_mode) && in.start >= 0;
+	in.reread = S_ISREG(st.st_mode) && in.start >= 0;
 	report_start(&in);
 	rc = check_stream(&in, fd);
 	if (fd)
@@ -509,13 +534,44 @@ int usage_error(const char *fmt, ...)
 	return 2;
 }
 
+/*
+ * Standard input, output or error closed by the caller: hold their
+ * numbers with /dev/null opened the wrong way, so that a file opened
+ * later is not taken for them and using them fails (EBADF), as it would
+ * have.
+ */
+static void hold_closed_std_fds(void)
+{
+	int fd;
+
+	for (fd = 0; fd <= 2; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF &&
+		    open("/dev/null", fd ? O_RDONLY : O_WRONLY) != fd)
+			exit(2);
+}
+
+/* Whether the failing option (getopt's optopt) was a long one. */
+static bool long_option_failed(const char *shorts)
+{
+	/*
+	 * optopt is 0 for an unknown long option, the option's value for a
+	 * long option given an argument, and the letter for a bad short
+	 * one, which is never one of ours.
+	 */
+	return !optopt || optopt > 0xff || strchr(shorts, optopt);
+}
+
 int main(int argc, char **argv)
 {
+	static const char shorts[] = ":qarhV";
 	struct options opt = { 0 };
 	int c, i, status = 0;
 
+	hold_closed_std_fds();
+	opt.out_is_file = !fstat(STDOUT_FILENO, &opt.out) &&
+			  S_ISREG(opt.out.st_mode);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":qarhV", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, shorts, long_options, NULL)) != -1) {
 		switch (c) {
 		case 'q':
 			opt.quiet = true;
@@ -548,7 +604,7 @@ int main(int argc, char **argv)
 			return finish_stdout(0);
 		case '?':
 			/* a long option: optopt is its value, not a letter */
-			if (!strncmp(argv[optind - 1], "--", 2)) {
+			if (long_option_failed(shorts + 1)) {
 				const char *arg = argv[optind - 1];
 
 				if (optopt)
