@@ -193,7 +193,7 @@ enum utf8val_error utf8val_decode(const void *buf, size_t len,
 unsigned int utf8val_encode(unsigned int cp, unsigned int flags,
 			    unsigned char *out);
 unsigned long long utf8val_count(const void *buf, size_t len);
-const char *utf8val_error_name(enum utf8val_error err);
+const char *utf8val_error_name(unsigned int err);
 const char *utf8val_version(void);
 
 #ifdef __cplusplus

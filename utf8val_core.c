@@ -1465,15 +1465,17 @@ UTF8VAL_EXPORT(utf8val_encode);
 
 /**
  * utf8val_error_name() - short stable name of an error
- * @err: enum utf8val_error
+ * @err: an enum utf8val_error, as &struct utf8val_result.error holds it
  *
- * The names are ABI: the device's verdict lines use them.
+ * The names are ABI: the device's verdict lines use them. (@err is an
+ * unsigned int, the type of the result's field, so that C++ takes the
+ * field as it is.)
  *
  * Context: Any context.
  * Return: a static string such as "overlong"; "unknown" for values
  * outside the enum.
  */
-const char *utf8val_error_name(enum utf8val_error err)
+const char *utf8val_error_name(unsigned int err)
 {
 	static const char *const names[] = {
 		[UTF8VAL_OK] = "ok",
@@ -1490,7 +1492,7 @@ const char *utf8val_error_name(enum utf8val_error err)
 		[UTF8VAL_EFLAGS] = "flags",
 	};
 
-	if ((unsigned int)err >= ARRAY_SIZE(names))
+	if (err >= ARRAY_SIZE(names))
 		return "unknown";
 	return names[err];
 }
