@@ -355,5 +355,47 @@ result "with standard output closed, the report fails loudly" \
 status 2" "$got"
 rm -rf "$mistakes"
 
+# isutf8's habits: -l lists the inputs that are not valid, -i the valid
+# ones, -0 ends each name with NUL; -s says nothing of unreadable ones.
+lists=$(mktemp -d)
+printf 'ok\n' >"$lists/good"
+printf 'bad \xc0\xaf\n' >"$lists/bad"
+printf 'cut \xe2\x82' >"$lists/cut"
+newline_name="$lists/$(printf 'two\nlines \377')"
+printf '\xff' >"$newline_name"
+got=$("$cli" -l "$lists/good" "$lists/bad" "$lists/cut" 2>&1; echo "status $?")
+result "-l: only the names of invalid and incomplete inputs, in order" \
+	"$lists/bad
+$lists/cut
+status 1" "$got"
+got=$("$cli" -l -i "$lists/good" "$lists/bad" 2>&1; echo "status $?")
+result "-l -i: the valid ones instead; the status stays the verdict" \
+	"$lists/good
+status 1" "$got"
+got=$("$cli" -l "$lists/good" 2>&1; echo "status $?")
+result "-l: nothing when all are valid, status 0" "status 0" "$got"
+got=$("$cli" -l0 "$lists/bad" "$newline_name" | od -An -c | tr -s ' \n' ' ')
+want=$(printf '%s\0%s\0' "$lists/bad" "$newline_name" | od -An -c | tr -s ' \n' ' ')
+result "-l -0: names that hold newlines and invalid bytes, each ended by NUL" "$want" "$got"
+got=$(printf '\xff' | "$cli" --list; echo "status $?")
+result "-l: standard input is listed as (standard input)" \
+	"(standard input)
+status 1" "$got"
+got=$("$cli" -ls "$lists/missing" "$lists/bad" 2>&1; echo "status $?")
+result "-s: nothing said of a missing input, which is not listed; status 2" \
+	"$lists/bad
+status 2" "$got"
+got=$("$cli" -l "$lists/missing" 2>&1; echo "status $?")
+result "-l without -s: the missing input is reported on standard error" \
+	"utf8val: $lists/missing: No such file or directory
+status 2" "$got"
+rm -rf "$lists"
+check "--invert without --list is a usage error" "utf8val: --invert goes with --list
+Try 'utf8val --help' for more information." 2 '' -i
+check "--null without --list is a usage error" "utf8val: --null goes with --list
+Try 'utf8val --help' for more information." 2 '' -0
+check "--list with --json is a usage error" "utf8val: --list prints names, not a report: no --replace, --format or --quiet
+Try 'utf8val --help' for more information." 2 '' -l --json
+
 echo "1..$n"
 [ "$failed" -eq 0 ]

@@ -33,6 +33,7 @@ enum format { FORMAT_KV, FORMAT_GNU, FORMAT_JSON };
 struct options {
 	unsigned int flags;
 	bool quiet, all, replace;
+	bool list, invert, null, no_messages;	/* isutf8's -l, -i; -0, -s */
 	enum format format;
 	struct stat out;		/* standard output, if a regular file */
 	bool out_is_file;
@@ -111,8 +112,9 @@ static void input_failed(struct input *in, const char *why)
 {
 	if (in->opt->format != FORMAT_JSON)	/* (not inside an object) */
 		fflush(stdout);		/* the reports before it, in order */
-	fprintf(stderr, "%s: %s: %s\n", progname, in->name ? in->name : "-",
-		why);
+	if (!in->opt->no_messages)
+		fprintf(stderr, "%s: %s: %s\n", progname,
+			in->name ? in->name : "-", why);
 	in->failed = why;
 	in->stopped = true;
 }
@@ -147,9 +149,15 @@ static bool track(struct input *in, const unsigned char *s,
 	return true;
 }
 
+/* Whether each input gets a report: not with -q, --replace or -l. */
+static bool reports(const struct options *opt)
+{
+	return !opt->quiet && !opt->replace && !opt->list;
+}
+
 static bool needs_position(const struct options *opt)
 {
-	return !opt->quiet && !opt->replace;
+	return reports(opt);
 }
 
 /* Strings in JSON: the name's bytes as UTF-8, errors replaced. */
@@ -203,7 +211,7 @@ static void report_error(struct input *in, const struct utf8val_result *err,
 	unsigned long long line = in->pos.line, column = in->pos.column + 1;
 
 	in->errors++;
-	if (opt->quiet || opt->replace)
+	if (!reports(opt))
 		return;
 	switch (opt->format) {
 	case FORMAT_KV:
@@ -235,7 +243,7 @@ static void report_error(struct input *in, const struct utf8val_result *err,
 
 static void report_start(const struct input *in)
 {
-	if (in->opt->quiet || in->opt->replace)
+	if (!reports(in->opt))
 		return;
 	if (in->opt->format == FORMAT_JSON) {
 		printf("{\"file\":");
@@ -250,7 +258,7 @@ static void report_end(const struct input *in, unsigned long long total)
 	const struct utf8val_result *r = &in->first;
 	unsigned long long chars = r->error ? r->chars : in->chars;
 
-	if (in->opt->quiet || in->opt->replace)
+	if (!reports(in->opt))
 		return;
 	if (in->failed) {	/* no verdict: stderr said why */
 		if (in->opt->format == FORMAT_JSON) {
@@ -358,7 +366,7 @@ static size_t check_chunk(struct input *in, const unsigned char *s,
 		done = at + err.error_len;
 		in->pos.column++;	/* an error takes one column */
 		in->tracked = base + done;
-		if (!opt->all && !opt->replace) {
+		if ((!opt->all || opt->list) && !opt->replace) {
 			in->stopped = true;
 			return len;
 		}
@@ -456,6 +464,17 @@ static int check_input(const char *name, const struct options *opt)
 	return in.first.error != UTF8VAL_OK;
 }
 
+/* check_input(), and with -l the name if it is one to list. */
+static int check_and_list(const char *name, const struct options *opt)
+{
+	int rc = check_input(name, opt);
+
+	if (opt->list && rc < 2 && (rc == 1) != opt->invert)
+		printf("%s%c", name && strcmp(name, "-") ? name : "(standard input)",
+		       opt->null ? '\0' : '\n');
+	return rc;
+}
+
 /* What went to standard output must have reached it. */
 static int finish_stdout(int status)
 {
@@ -478,6 +497,10 @@ static const struct option long_options[] = {
 	{ "reject-nul", no_argument, NULL, 0x100 | UTF8VAL_REJECT_NUL },
 	{ "reject-nonchar", no_argument, NULL, 0x100 | UTF8VAL_REJECT_NONCHAR },
 	{ "reject-bom", no_argument, NULL, 0x100 | UTF8VAL_REJECT_BOM },
+	{ "list", no_argument, NULL, 'l' },
+	{ "invert", no_argument, NULL, 'i' },
+	{ "null", no_argument, NULL, '0' },
+	{ "no-messages", no_argument, NULL, 's' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -490,6 +513,12 @@ static const char help_text[] =
 "\n"
 "  -q, --quiet           print nothing: the exit status is the answer\n"
 "  -a, --all             report every error, not only the first\n"
+"  -l, --list            print only the names of the inputs that are not\n"
+"                          valid (isutf8 -l); \"(standard input)\" for -\n"
+"  -i, --invert          with -l, the names of the valid ones instead\n"
+"  -0, --null            with -l, end each name with NUL, not newline\n"
+"  -s, --no-messages     say nothing about inputs that cannot be read\n"
+"                          (the exit status still says so)\n"
 "  -r, --replace         write the input to standard output with each error\n"
 "                          (maximal subpart) replaced by U+FFFD, as the WHATWG\n"
 "                          Encoding Standard decodes it; report nothing\n"
@@ -563,7 +592,7 @@ static bool long_option_failed(const char *shorts)
 
 int main(int argc, char **argv)
 {
-	static const char shorts[] = ":qarhV";
+	static const char shorts[] = ":qarli0shV";
 	struct options opt = { 0 };
 	int c, i, status = 0;
 
@@ -581,6 +610,18 @@ int main(int argc, char **argv)
 			break;
 		case 'r':
 			opt.replace = true;
+			break;
+		case 'l':
+			opt.list = true;
+			break;
+		case 'i':
+			opt.invert = true;
+			break;
+		case '0':
+			opt.null = true;
+			break;
+		case 's':
+			opt.no_messages = true;
 			break;
 		case 'j':
 			opt.format = FORMAT_JSON;
@@ -623,11 +664,15 @@ int main(int argc, char **argv)
 	}
 	if (opt.replace && (opt.format != FORMAT_KV || opt.quiet))
 		return usage_error("--replace writes the text, not a report: no --format or --quiet");
+	if (opt.list && (opt.replace || opt.format != FORMAT_KV || opt.quiet))
+		return usage_error("--list prints names, not a report: no --replace, --format or --quiet");
+	if ((opt.invert || opt.null) && !opt.list)
+		return usage_error("--%s goes with --list", opt.invert ? "invert" : "null");
 
 	if (optind == argc)
-		status = check_input(NULL, &opt);
+		status = check_and_list(NULL, &opt);
 	for (i = optind; i < argc; i++) {
-		int rc = check_input(argv[i], &opt);
+		int rc = check_and_list(argv[i], &opt);
 
 		if (rc > status)
 			status = rc;
