@@ -392,8 +392,36 @@ status 2" "$got"
 rm -rf "$lists"
 check "--invert without --list is a usage error" "utf8val: --invert goes with --list
 Try 'utf8val --help' for more information." 2 '' -i
-check "--null without --list is a usage error" "utf8val: --null goes with --list
+check "--null without --list is a usage error" "utf8val: --null goes with --list or --files-from
 Try 'utf8val --help' for more information." 2 '' -0
+
+# --files-from: the names in a file or standard input, by line or by NUL
+names=$(mktemp -d)
+printf 'ok' >"$names/good"
+printf '\xc0' >"$names/bad"
+odd="$names/$(printf 'new\nline \377')"
+printf '\xff' >"$odd"
+printf '%s\n' "$names/good" "$names/bad" >"$names/list"
+got=$("$cli" -l --files-from="$names/list" 2>&1; echo "status $?")
+result "--files-from: one name per line" "$names/bad
+status 1" "$got"
+got=$(printf '%s\0' "$names/good" "$odd" | "$cli" -l0 --files-from=- | tr '\0' '|'; echo "status ${PIPESTATUS[1]}")
+result "--files-from=- -0: names with newlines and invalid bytes, from standard input" \
+	"$odd|status 1" "$got"
+got=$(printf '%s\n\n-\n%s\n' "$names/good" "$names/missing" | "$cli" --files-from=- 2>&1; echo "status $?")
+result "--files-from=-: an empty name, - and a missing file are errors, the rest checked" \
+	"$names/good: valid bytes=2 chars=2
+utf8val: -: an empty name
+utf8val: -: - in names read from standard input
+utf8val: $names/missing: No such file or directory
+status 2" "$got"
+got=$("$cli" --files-from="$names/nolist" 2>&1; echo "status $?")
+result "--files-from with a list that does not exist" \
+	"utf8val: $names/nolist: No such file or directory
+status 2" "$got"
+rm -rf "$names"
+check "--files-from with FILE operands is a usage error" "utf8val: no FILE beside --files-from: the list names them
+Try 'utf8val --help' for more information." 2 '' --files-from=- x
 check "--list with --json is a usage error" "utf8val: --list prints names, not a report: no --replace, --format or --quiet
 Try 'utf8val --help' for more information." 2 '' -l --json
 

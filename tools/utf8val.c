@@ -475,6 +475,56 @@ static int check_and_list(const char *name, const struct options *opt)
 	return rc;
 }
 
+/* A message about the list of names, after the reports before it. */
+static void say(const struct options *opt, const char *what, const char *why)
+{
+	fflush(stdout);
+	if (!opt->no_messages)
+		fprintf(stderr, "%s: %s: %s\n", progname, what, why);
+}
+
+/*
+ * --files-from: check each name that @list ("-": standard input) holds,
+ * one per line, or ended by NUL with -0; the worst status.
+ */
+static int check_names_from(const char *list, const struct options *opt)
+{
+	const int end = opt->null ? '\0' : '\n';
+	FILE *f = strcmp(list, "-") ? fopen(list, "r") : stdin;
+	int status = 0, rc;
+	size_t size = 0;
+	char *name = NULL;
+	ssize_t n;
+
+	if (!f) {
+		say(opt, list, strerror(errno));
+		return 2;
+	}
+	while ((n = getdelim(&name, &size, end, f)) > 0) {
+		if (name[n - 1] == end)
+			name[--n] = '\0';
+		rc = 2;
+		if (!n)
+			say(opt, list, "an empty name");
+		else if (strlen(name) != (size_t)n)
+			say(opt, list, "a name with a NUL byte in it (-0 reads such lists)");
+		else if (f == stdin && !strcmp(name, "-"))
+			say(opt, list, "- in names read from standard input");
+		else
+			rc = check_and_list(name, opt);
+		if (rc > status)
+			status = rc;
+	}
+	if (ferror(f)) {
+		say(opt, list, strerror(errno));
+		status = 2;
+	}
+	free(name);
+	if (f != stdin)
+		fclose(f);
+	return status;
+}
+
 /* What went to standard output must have reached it. */
 static int finish_stdout(int status)
 {
@@ -501,6 +551,7 @@ static const struct option long_options[] = {
 	{ "invert", no_argument, NULL, 'i' },
 	{ "null", no_argument, NULL, '0' },
 	{ "no-messages", no_argument, NULL, 's' },
+	{ "files-from", required_argument, NULL, 'F' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -519,6 +570,8 @@ static const char help_text[] =
 "  -0, --null            with -l, end each name with NUL, not newline\n"
 "  -s, --no-messages     say nothing about inputs that cannot be read\n"
 "                          (the exit status still says so)\n"
+"      --files-from=LIST the inputs named in the file LIST (- for standard\n"
+"                          input), one per line, or each ended by NUL with -0\n"
 "  -r, --replace         write the input to standard output with each error\n"
 "                          (maximal subpart) replaced by U+FFFD, as the WHATWG\n"
 "                          Encoding Standard decodes it; report nothing\n"
@@ -594,6 +647,7 @@ int main(int argc, char **argv)
 {
 	static const char shorts[] = ":qarli0shV";
 	struct options opt = { 0 };
+	const char *files_from = NULL;
 	int c, i, status = 0;
 
 	hold_closed_std_fds();
@@ -622,6 +676,9 @@ int main(int argc, char **argv)
 			break;
 		case 's':
 			opt.no_messages = true;
+			break;
+		case 'F':
+			files_from = optarg;
 			break;
 		case 'j':
 			opt.format = FORMAT_JSON;
@@ -666,10 +723,16 @@ int main(int argc, char **argv)
 		return usage_error("--replace writes the text, not a report: no --format or --quiet");
 	if (opt.list && (opt.replace || opt.format != FORMAT_KV || opt.quiet))
 		return usage_error("--list prints names, not a report: no --replace, --format or --quiet");
-	if ((opt.invert || opt.null) && !opt.list)
-		return usage_error("--%s goes with --list", opt.invert ? "invert" : "null");
+	if (opt.invert && !opt.list)
+		return usage_error("--invert goes with --list");
+	if (opt.null && !opt.list && !files_from)
+		return usage_error("--null goes with --list or --files-from");
+	if (files_from && optind != argc)
+		return usage_error("no FILE beside --files-from: the list names them");
 
-	if (optind == argc)
+	if (files_from)
+		status = check_names_from(files_from, &opt);
+	else if (optind == argc)
 		status = check_and_list(NULL, &opt);
 	for (i = optind; i < argc; i++) {
 		int rc = check_and_list(argv[i], &opt);
