@@ -286,6 +286,9 @@ install: lib cli
 	$(INSTALL) -m 644 Documentation/man/utf8val.1 $(DESTDIR)$(MANDIR)/man1/
 	$(INSTALL) -m 644 Documentation/man/utf8val.3 $(DESTDIR)$(MANDIR)/man3/
 	$(INSTALL) -m 644 Documentation/man/utf8val.4 $(DESTDIR)$(MANDIR)/man4/
+	@# on the live system, programs find the library at once (not for a
+	@# staged DESTDIR, nor for a user's own prefix ldconfig cannot write)
+	$(if $(DESTDIR),,-[ ! -w /etc/ld.so.cache ] || ldconfig)
 
 # The file name policy (samples/bpf/utf8names): its loader and manual.
 install-utf8names: $(BUILD)/utf8names
