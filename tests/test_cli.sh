@@ -420,6 +420,30 @@ result "--files-from with a list that does not exist" \
 	"utf8val: $names/nolist: No such file or directory
 status 2" "$got"
 rm -rf "$names"
+
+# Names in records: one line of UTF-8 whatever the name holds (control
+# bytes, "\" and bytes that are not UTF-8 as \xHH); JSON keeps the bytes.
+odd=$(mktemp -d)
+name="$odd/$(printf 'nl\nback\\slash\377caf\303\251')"
+printf 'ok' >"$name"
+got=$("$cli" "$name")
+result "kv: a name with a newline, a backslash and a bad byte stays one line" \
+	"$odd/nl\\x0aback\\x5cslash\\xffcafé: valid bytes=2 chars=2" "$got"
+printf 'x\377' >"$name"
+got=$("$cli" --format=gnu "$name")
+result "gnu: the same name escaped" \
+	"$odd/nl\\x0aback\\x5cslash\\xffcafé:1:2: error: bad-byte (1 byte) at byte 1" "$got"
+printf '%s' "$got" | "$cli" -q
+result "gnu: the record is itself valid UTF-8" 0 $?
+got=$("$cli" --json "$name" | python3 -c '
+import json, sys
+o = json.loads(sys.stdin.read())
+print(o["file"] == sys.argv[1].encode("utf-8", "surrogateescape").decode("utf-8", "replace"),
+      bytes.fromhex(o["file_bytes"]) == sys.argv[1].encode("utf-8", "surrogateescape"))' "$name")
+result "json: file with U+FFFD for the bad byte, file_bytes the name exactly" "True True" "$got"
+got=$("$cli" --json "$odd" 2>/dev/null | grep -c file_bytes)
+result "json: no file_bytes for a name that is UTF-8" 0 "$got"
+rm -rf "$odd"
 check "--files-from with FILE operands is a usage error" "utf8val: no FILE beside --files-from: the list names them
 Try 'utf8val --help' for more information." 2 '' --files-from=- x
 check "--list with --json is a usage error" "utf8val: --list prints names, not a report: no --replace, --format or --quiet

@@ -186,6 +186,43 @@ static void json_string(const char *s)
 	free(text);
 }
 
+/*
+ * A file name in a kv or gnu record, which must stay one line of UTF-8:
+ * control bytes, "\" and the bytes that are not UTF-8 as \xHH.
+ */
+static void print_name(const char *name)
+{
+	const unsigned char *s = (const unsigned char *)name;
+	size_t len = strlen(name), i = 0, end, bad;
+	struct utf8val_result r;
+
+	while (i < len) {
+		utf8val_validate(s + i, len - i, 0, &r);
+		end = i + r.valid_up_to;
+		for (; i < end; i++) {
+			if (s[i] < 0x20 || s[i] == 0x7f || s[i] == '\\')
+				printf("\\x%02x", s[i]);
+			else
+				putchar(s[i]);
+		}
+		for (bad = r.error ? r.error_len : 0; bad && i < len; bad--)
+			printf("\\x%02x", s[i++]);
+	}
+}
+
+/* JSON's file_bytes: the name's bytes in hex, where "file" lost some. */
+static void json_name_bytes(const char *name)
+{
+	const unsigned char *s = (const unsigned char *)name;
+
+	if (utf8val_check(name, strlen(name)))
+		return;
+	printf(",\"file_bytes\":\"");
+	for (; *s; s++)
+		printf("%02x", *s);
+	putchar('"');
+}
+
 static const char *verdict_word(unsigned int error)
 {
 	return error == UTF8VAL_OK ? "valid" :
@@ -215,8 +252,10 @@ static void report_error(struct input *in, const struct utf8val_result *err,
 		return;
 	switch (opt->format) {
 	case FORMAT_KV:
-		if (in->name)
-			printf("%s: ", in->name);
+		if (in->name) {
+			print_name(in->name);
+			printf(": ");
+		}
 		printf("%s bytes=%llu chars=%llu offset=%llu len=%u ",
 		       verdict_word(err->error), accepted(err, total),
 		       err->chars, err->valid_up_to, err->error_len);
@@ -225,9 +264,8 @@ static void report_error(struct input *in, const struct utf8val_result *err,
 		printf("line=%llu column=%llu\n", line, column);
 		break;
 	case FORMAT_GNU:
-		printf("%s:%llu:%llu: error: %s (%u byte%s) at byte %llu\n",
-		       in->name && strcmp(in->name, "-") ? in->name :
-							   "<stdin>",
+		print_name(in->name && strcmp(in->name, "-") ? in->name : "<stdin>");
+		printf(":%llu:%llu: error: %s (%u byte%s) at byte %llu\n",
 		       line, column,
 		       utf8val_error_name(err->error), err->error_len,
 		       err->error_len == 1 ? "" : "s", err->valid_up_to);
@@ -248,6 +286,7 @@ static void report_start(const struct input *in)
 	if (in->opt->format == FORMAT_JSON) {
 		printf("{\"file\":");
 		json_string(in->name ? in->name : "-");
+		json_name_bytes(in->name ? in->name : "-");
 		printf(",\"errors\":[");
 	}
 }
@@ -272,8 +311,10 @@ static void report_end(const struct input *in, unsigned long long total)
 	case FORMAT_KV:
 		if (in->errors)
 			break;
-		if (in->name)
-			printf("%s: ", in->name);
+		if (in->name) {
+			print_name(in->name);
+			printf(": ");
+		}
 		printf("valid bytes=%llu chars=%llu\n", total, chars);
 		break;
 	case FORMAT_GNU:
