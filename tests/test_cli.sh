@@ -444,6 +444,18 @@ result "json: file with U+FFFD for the bad byte, file_bytes the name exactly" "T
 got=$("$cli" --json "$odd" 2>/dev/null | grep -c file_bytes)
 result "json: no file_bytes for a name that is UTF-8" 0 "$got"
 rm -rf "$odd"
+
+check "--max-errors=2: the first two errors of three" \
+"invalid bytes=1 chars=1 offset=1 len=1 error=bad-byte line=1 column=2
+invalid bytes=3 chars=3 offset=3 len=1 error=bad-byte line=1 column=4" 1 'a\xffb\xffc\xff' --max-errors=2
+check "--max-errors above the count: every error" \
+"invalid bytes=0 chars=0 offset=0 len=1 error=bad-byte line=1 column=1" 1 '\xff' --max-errors=5
+check "--max-errors=1 in JSON says it stopped" \
+'{"file":"-","errors":[{"offset":0,"len":1,"error":"bad-byte","line":1,"column":1,"chars":0}],"verdict":"invalid","bytes":0,"chars":0,"error_count":1,"stopped":true}' 1 '\xff\xff' --json --max-errors=1
+for bad in 0 -1 x 2x 99999999999999999999999; do
+	check "--max-errors=$bad is a usage error" "utf8val: --max-errors takes a number of errors, 1 or more, not '$bad'
+Try 'utf8val --help' for more information." 2 '' --max-errors=$bad
+done
 check "--files-from with FILE operands is a usage error" "utf8val: no FILE beside --files-from: the list names them
 Try 'utf8val --help' for more information." 2 '' --files-from=- x
 check "--list with --json is a usage error" "utf8val: --list prints names, not a report: no --replace, --format or --quiet

@@ -34,6 +34,7 @@ struct options {
 	unsigned int flags;
 	bool quiet, all, replace;
 	bool list, invert, null, no_messages;	/* isutf8's -l, -i; -0, -s */
+	unsigned long long max_errors;		/* with --all; 0: no limit */
 	enum format format;
 	struct stat out;		/* standard output, if a regular file */
 	bool out_is_file;
@@ -407,7 +408,9 @@ static size_t check_chunk(struct input *in, const unsigned char *s,
 		done = at + err.error_len;
 		in->pos.column++;	/* an error takes one column */
 		in->tracked = base + done;
-		if ((!opt->all || opt->list) && !opt->replace) {
+		if ((!opt->all || opt->list ||
+		     (opt->max_errors && in->errors >= opt->max_errors)) &&
+		    !opt->replace) {
 			in->stopped = true;
 			return len;
 		}
@@ -593,6 +596,7 @@ static const struct option long_options[] = {
 	{ "null", no_argument, NULL, '0' },
 	{ "no-messages", no_argument, NULL, 's' },
 	{ "files-from", required_argument, NULL, 'F' },
+	{ "max-errors", required_argument, NULL, 'm' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -605,6 +609,8 @@ static const char help_text[] =
 "\n"
 "  -q, --quiet           print nothing: the exit status is the answer\n"
 "  -a, --all             report every error, not only the first\n"
+"      --max-errors=N    report the first N errors of each input (--all up\n"
+"                          to N)\n"
 "  -l, --list            print only the names of the inputs that are not\n"
 "                          valid (isutf8 -l); \"(standard input)\" for -\n"
 "  -i, --invert          with -l, the names of the valid ones instead\n"
@@ -721,6 +727,18 @@ int main(int argc, char **argv)
 		case 'F':
 			files_from = optarg;
 			break;
+		case 'm': {
+			char *end;
+
+			errno = 0;
+			opt.max_errors = strtoull(optarg, &end, 10);
+			if (errno || end == optarg || *end || !opt.max_errors ||
+			    *optarg == '-')
+				return usage_error("--max-errors takes a number of errors, 1 or more, not '%s'",
+						   optarg);
+			opt.all = true;
+			break;
+		}
 		case 'j':
 			opt.format = FORMAT_JSON;
 			break;
