@@ -36,9 +36,9 @@
 
 /* The library's version; utf8val_version() says which one is linked. */
 #define UTF8VAL_VERSION_MAJOR	1
-#define UTF8VAL_VERSION_MINOR	0
+#define UTF8VAL_VERSION_MINOR	1
 #define UTF8VAL_VERSION_PATCH	0
-#define UTF8VAL_VERSION_STRING	"1.0.0"
+#define UTF8VAL_VERSION_STRING	"1.1.0"
 /* One number that compares in order: 10000 * major + 100 * minor + patch */
 #define UTF8VAL_VERSION		(UTF8VAL_VERSION_MAJOR * 10000 + \
 				 UTF8VAL_VERSION_MINOR * 100 + \

@@ -1507,7 +1507,7 @@ UTF8VAL_EXPORT(utf8val_error_name);
  * this which code runs.
  *
  * Context: Any context.
- * Return: a static string such as "1.0.0".
+ * Return: a static string such as "1.1.0".
  */
 const char *utf8val_version(void)
 {

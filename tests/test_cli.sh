@@ -56,7 +56,7 @@ Try 'utf8val --help' for more information." 2 '' -qx
 check "unknown format" "utf8val: unknown format 'xml' (kv, gnu or json)
 Try 'utf8val --help' for more information." 2 '' --format=xml
 check "combined short options" "" 1 '\xff\xfe' -qa
-check "--version" "utf8val 1.0.0" 0 '' --version
+check "--version" "utf8val 1.1.0" 0 '' --version
 check "-a: every error, resuming after each maximal subpart" \
 "invalid bytes=1 chars=1 offset=1 len=1 error=overlong line=1 column=2
 invalid bytes=2 chars=2 offset=2 len=1 error=continuation line=1 column=3
@@ -69,9 +69,9 @@ check "--format=gnu, as compilers print" \
 check "--format=gnu prints nothing for valid input" "" 0 'ok\n' --format=gnu
 check "--json" '{"file":"-","errors":[{"offset":1,"len":1,"error":"overlong","line":1,"column":2,"chars":1}],"verdict":"invalid","bytes":1,"chars":1,"error_count":1,"stopped":true}' 1 'a\xc0\xafb' --json
 check "--replace" "$(printf 'a\xef\xbf\xbd\xef\xbf\xbdb')" 1 'a\xc0\xafb' --replace
-check "--replace of valid input is the input" "$(printf 'caf\xc3\xa9')" 0 'caf\xc3\xa9' -r
+check "--replace of valid input is the input" "$(printf 'caf\xc3\xa9')" 0 'caf\xc3\xa9' -S
 check "--replace takes no --format" "utf8val: --replace writes the text, not a report: no --format or --quiet
-Try 'utf8val --help' for more information." 2 '' -r --json
+Try 'utf8val --help' for more information." 2 '' -S --json
 
 # --help: exit 0, every long option of the program and the exit statuses
 help=$("$cli" --help)
@@ -215,9 +215,9 @@ for seed in 11 12 13; do
 		"$want" "$(python3 "$gen" $seed data | "$cli" -a | sed "$fields")"
 	want=$(python3 "$gen" $seed replace | sha1sum)
 	result "--replace on a file, seed $seed: Python's decode('utf-8', 'replace')" \
-		"$want" "$("$cli" -r "$big" | sha1sum)"
+		"$want" "$("$cli" -S "$big" | sha1sum)"
 	result "--replace through a pipe in random pieces, seed $seed" \
-		"$want" "$(python3 "$gen" $seed data | "$cli" -r | sha1sum)"
+		"$want" "$(python3 "$gen" $seed data | "$cli" -S | sha1sum)"
 done
 rm -f "$gen"
 
@@ -244,7 +244,7 @@ Try 'utf8val --help' for more information." 2 '' --rfc2279=x
 check "an ambiguous abbreviation" "utf8val: unrecognized or ambiguous option '--r'
 Try 'utf8val --help' for more information." 2 '' --r
 check "--quiet and --replace together" "utf8val: --replace writes the text, not a report: no --format or --quiet
-Try 'utf8val --help' for more information." 2 '' -qr
+Try 'utf8val --help' for more information." 2 '' -qS
 check "- is <stdin> in gnu format" "<stdin>:1:1: error: bad-byte (1 byte) at byte 0" 1 '\xff' --format=gnu -
 
 # An input that cannot be read, or that shrinks while being read: said on
@@ -307,7 +307,7 @@ valid" "$got"
 rm -rf "$dir"
 
 # Output that cannot be written is an error, not a silent success.
-got=$(printf 'abc' | "$cli" -r 2>&1 >/dev/full; echo "status $?")
+got=$(printf 'abc' | "$cli" -S 2>&1 >/dev/full; echo "status $?")
 result "--replace into a full device fails with status 2" \
 	"utf8val: standard output: No space left on device
 status 2" "$got"
@@ -323,7 +323,7 @@ status 2" "$got"
 # What people do by mistake (issue 23): each of these once went wrong.
 mistakes=$(mktemp -d)
 printf 'a\xffb\n' >"$mistakes/f"
-got=$("$cli" -r "$mistakes/f" 2>&1 >>"$mistakes/f"; echo "status $? size $(stat -c %s "$mistakes/f")")
+got=$("$cli" -S "$mistakes/f" 2>&1 >>"$mistakes/f"; echo "status $? size $(stat -c %s "$mistakes/f")")
 result "--replace appending to its own input is refused, as cat does" \
 	"utf8val: $mistakes/f: input file is output file
 status 2 size 4" "$got"
@@ -460,6 +460,64 @@ check "--files-from with FILE operands is a usage error" "utf8val: no FILE besid
 Try 'utf8val --help' for more information." 2 '' --files-from=- x
 check "--list with --json is a usage error" "utf8val: --list prints names, not a report: no --replace, --format or --quiet
 Try 'utf8val --help' for more information." 2 '' -l --json
+
+# -r and -R: file trees as grep walks them, in name order
+tree=$(mktemp -d)
+chmod 755 "$tree"
+mkdir -p "$tree/d/sub" "$tree/d/skip"
+printf 'ok\n' >"$tree/d/a.txt"
+printf 'bad \xff\n' >"$tree/d/sub/b.txt"
+printf 'bin\0\xff' >"$tree/d/sub/c.dat"
+printf '\xc0' >"$tree/d/skip/e.txt"
+printf '\xc0' >"$tree/d/$(printf 'new\nline\377.txt')"
+ln -s sub "$tree/d/link"
+ln -s . "$tree/d/sub/loop"
+got=$("$cli" -rl0 "$tree/d" 2>&1 | tr '\0' '|'; echo "status ${PIPESTATUS[0]}")
+result "-r: every regular file below, in name order; symbolic links not followed" \
+	"$tree/d/$(printf 'new\nline\377.txt')|$tree/d/skip/e.txt|$tree/d/sub/b.txt|$tree/d/sub/c.dat|status 1" "$got"
+got=$("$cli" -rl --binary-files=without-match --exclude-dir=skip --exclude='new*' "$tree/d" 2>&1; echo "status $?")
+result "-r with --exclude-dir, --exclude and --binary-files=without-match" \
+	"$tree/d/sub/b.txt
+status 1" "$got"
+got=$("$cli" -rli --include='*.txt' "$tree/d" 2>&1; echo "status $?")
+result "-r -l -i --include: the valid .txt files" \
+	"$tree/d/a.txt
+status 1" "$got"
+abs_cli=$(realpath "$cli")
+got=$(cd "$tree/d/sub" && "$abs_cli" -r --binary-files=without-match 2>&1; echo "status $?")
+result "-r without FILE: the current directory" \
+	"./b.txt: invalid bytes=4 chars=4 offset=4 len=1 error=bad-byte line=1 column=5
+status 1" "$got"
+got=$("$cli" -Rl --include='b.txt' "$tree/d" 2>&1; echo "status $?")
+result "-R: symbolic links followed, a loop reported and skipped, status 2" \
+	"$tree/d/link/b.txt
+utf8val: $tree/d/link/loop: a directory loop (skipped)
+$tree/d/sub/b.txt
+utf8val: $tree/d/sub/loop: a directory loop (skipped)
+status 2" "$got"
+got=$("$cli" "$tree/d" 2>&1; echo "status $?")
+result "a directory without -r is an error" "utf8val: $tree/d: Is a directory
+status 2" "$got"
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+	chmod -R a+rX "$tree"
+	chmod 000 "$tree/d/skip"
+	got=$(setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$cli" -rl --exclude='new*' "$tree/d" 2>&1; echo "status $?")
+	result "-r: a folder it cannot read is reported and skipped, status 2" \
+		"utf8val: $tree/d/skip: Permission denied
+$tree/d/sub/b.txt
+$tree/d/sub/c.dat
+status 2" "$got"
+fi
+mkdir "$tree/big"
+(cd "$tree/big" && for i in $(seq 0 99); do mkdir "$i"; (cd "$i" && touch $(seq -f 'f%g' 0 99)); done)
+printf '\xff' >"$tree/big/57/f42"
+got=$("$cli" -rl "$tree/big"; echo "status $?")
+result "-r over 10000 files finds the one that is not UTF-8" "$tree/big/57/f42
+status 1" "$got"
+rm -rf "$tree"
+check "--binary-files with another value is a usage error" "utf8val: --binary-files takes without-match or text, not 'binary'
+Try 'utf8val --help' for more information." 2 '' --binary-files=binary
 
 echo "1..$n"
 [ "$failed" -eq 0 ]

@@ -47,7 +47,7 @@ expect() {	# expect PACKAGE FILES
 		"$(diff <(echo "$2") <(echo "$got"))"
 }
 expect libutf8val1 "/usr/lib/$triplet/libutf8val.so.1
-/usr/lib/$triplet/libutf8val.so.1.0.0"
+/usr/lib/$triplet/libutf8val.so.1.1.0"
 expect libutf8val-dev "/usr/include/linux/utf8val.h
 /usr/include/utf8val.h
 /usr/lib/$triplet/libutf8val.a

@@ -25,7 +25,7 @@ usr/include/utf8val.h
 usr/lib/libutf8val.a
 usr/lib/libutf8val.so
 usr/lib/libutf8val.so.1
-usr/lib/libutf8val.so.1.0.0
+usr/lib/libutf8val.so.1.1.0
 usr/lib/pkgconfig/utf8val.pc
 usr/share/man/man1/utf8val.1
 usr/share/man/man3/utf8val.3
@@ -34,7 +34,7 @@ got=$(cd "$dest" && find . ! -type d | sed 's|^\./||' | sort)
 result "$([ "$got" = "$want" ]; echo $?)" "exactly the headers, both libraries, the .pc file, the command and three manuals" \
 	"$(diff <(echo "$want") <(echo "$got"))"
 
-soname=$(readelf -d "$dest/usr/lib/libutf8val.so.1.0.0" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
+soname=$(readelf -d "$dest/usr/lib/libutf8val.so.1.1.0" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
 result "$([ "$soname" = libutf8val.so.1 ]; echo $?)" "the shared library's soname is libutf8val.so.1" "$soname"
 bad=$(nm -D --defined-only "$dest/usr/lib/libutf8val.so" | awk '{ print $3 }' |
 	sed 's/@.*//' | grep -v -x -e UTF8VAL_1 -e 'utf8val_[a-z_]*')
@@ -85,7 +85,7 @@ export PKG_CONFIG_PATH=$dest/usr/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$dest
 cflags=$(pkg-config --cflags utf8val)
 libs=$(pkg-config --libs utf8val)
 result $? "pkg-config knows utf8val ($(pkg-config --modversion utf8val))"
-want="6 4 1.0.0 ok 56"
+want="6 4 1.1.0 ok 56"
 for lang in c c++; do
 	src=$work/prog.c
 	cc="gcc -std=c99 -pedantic"

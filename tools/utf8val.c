@@ -14,6 +14,8 @@
 #define _FILE_OFFSET_BITS 64	/* files past 2 GiB on 32-bit systems */
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
+#include <fts.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -35,6 +37,10 @@ struct options {
 	bool quiet, all, replace;
 	bool list, invert, null, no_messages;	/* isutf8's -l, -i; -0, -s */
 	unsigned long long max_errors;		/* with --all; 0: no limit */
+	int recursive;			/* 0, 'r' (grep -r) or 'R' (-R) */
+	bool skip_binary;		/* --binary-files=without-match */
+	const char *include[32], *exclude[32], *exclude_dir[32];
+	int nr_include, nr_exclude, nr_exclude_dir;
 	enum format format;
 	struct stat out;		/* standard output, if a regular file */
 	bool out_is_file;
@@ -519,12 +525,145 @@ static int check_and_list(const char *name, const struct options *opt)
 	return rc;
 }
 
-/* A message about the list of names, after the reports before it. */
+/* A message about a name, after the reports before it. */
 static void say(const struct options *opt, const char *what, const char *why)
 {
 	fflush(stdout);
 	if (!opt->no_messages)
 		fprintf(stderr, "%s: %s: %s\n", progname, what, why);
+}
+
+static bool matches(const char *base, const char *const *globs, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!fnmatch(globs[i], base, 0))
+			return true;
+	return false;
+}
+
+/* Whether --include and --exclude leave the file @path to check. */
+static bool wanted(const char *path, const struct options *opt)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	if (opt->nr_include && !matches(base, opt->include, opt->nr_include))
+		return false;
+	return !matches(base, opt->exclude, opt->nr_exclude);
+}
+
+/* grep's rule for a binary file: a NUL byte in its first 32 KiB. */
+static bool looks_binary(const char *path)
+{
+	static char block[32 << 10];
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return false;	/* checking it says why */
+	n = read(fd, block, sizeof(block));
+	close(fd);
+	return n > 0 && memchr(block, '\0', n);
+}
+
+/* A file, found by a walk or named: unless --include, --exclude or
+ * --binary-files=without-match leave it out. */
+static int check_file(const char *path, const struct options *opt)
+{
+	if (!wanted(path, opt) || (opt->skip_binary && looks_binary(path)))
+		return 0;
+	return check_and_list(path, opt);
+}
+
+static void walk_failed(const struct options *opt, const FTSENT *e,
+			const char *why)
+{
+	fflush(stdout);
+	if (!opt->no_messages)
+		fprintf(stderr, "%s: %s: %s\n", progname, e->fts_path, why);
+}
+
+static int by_name(const FTSENT **a, const FTSENT **b)
+{
+	return strcmp((*a)->fts_name, (*b)->fts_name);
+}
+
+/*
+ * -r and -R: the regular files below the directory @dir, in name order;
+ * symbolic links followed with -R only (-r follows @dir itself, as grep
+ * does). A loop or a folder that cannot be read is reported and skipped:
+ * status 2 at the end, never an end to the walk.
+ */
+static int walk(const char *dir, const struct options *opt)
+{
+	char *const paths[] = { (char *)dir, NULL };
+	int how = FTS_NOCHDIR | (opt->recursive == 'R' ? FTS_LOGICAL :
+				 FTS_PHYSICAL | FTS_COMFOLLOW);
+	int status = 0, rc;
+	FTSENT *e;
+	FTS *fts;
+
+	fts = fts_open(paths, how, by_name);
+	if (!fts) {
+		say(opt, dir, strerror(errno));
+		return 2;
+	}
+	for (;;) {
+		errno = 0;
+		e = fts_read(fts);
+		if (!e)
+			break;
+		rc = 0;
+		switch (e->fts_info) {
+		case FTS_D:
+			if (e->fts_level > 0 &&
+			    matches(e->fts_name, opt->exclude_dir, opt->nr_exclude_dir))
+				fts_set(fts, e, FTS_SKIP);
+			break;
+		case FTS_DC:
+			walk_failed(opt, e, "a directory loop (skipped)");
+			rc = 2;
+			break;
+		case FTS_DNR:
+		case FTS_ERR:
+		case FTS_NS:
+			walk_failed(opt, e, strerror(e->fts_errno));
+			rc = 2;
+			break;
+		case FTS_SLNONE:
+			walk_failed(opt, e, "a symbolic link to nothing");
+			rc = 2;
+			break;
+		case FTS_F:
+			rc = check_file(e->fts_path, opt);
+			break;
+		default:	/* symbolic links (-r), devices, FIFOs, sockets */
+			break;
+		}
+		if (rc > status)
+			status = rc;
+	}
+	if (errno) {
+		say(opt, dir, strerror(errno));
+		status = 2;
+	}
+	fts_close(fts);
+	return status;
+}
+
+/* A FILE operand or a name from --files-from. */
+static int check_operand(const char *name, const struct options *opt)
+{
+	struct stat st;
+
+	if (opt->recursive && name && strcmp(name, "-") &&
+	    !stat(name, &st) && S_ISDIR(st.st_mode))
+		return walk(name, opt);
+	if (opt->recursive && name && strcmp(name, "-"))
+		return check_file(name, opt);
+	return check_and_list(name, opt);
 }
 
 /*
@@ -555,7 +694,7 @@ static int check_names_from(const char *list, const struct options *opt)
 		else if (f == stdin && !strcmp(name, "-"))
 			say(opt, list, "- in names read from standard input");
 		else
-			rc = check_and_list(name, opt);
+			rc = check_operand(name, opt);
 		if (rc > status)
 			status = rc;
 	}
@@ -583,7 +722,7 @@ static int finish_stdout(int status)
 static const struct option long_options[] = {
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "all", no_argument, NULL, 'a' },
-	{ "replace", no_argument, NULL, 'r' },
+	{ "replace", no_argument, NULL, 'S' },
 	{ "format", required_argument, NULL, 'f' },
 	{ "json", no_argument, NULL, 'j' },
 	{ "rfc2279", no_argument, NULL, 0x100 | UTF8VAL_RFC2279 },
@@ -596,6 +735,12 @@ static const struct option long_options[] = {
 	{ "null", no_argument, NULL, '0' },
 	{ "no-messages", no_argument, NULL, 's' },
 	{ "files-from", required_argument, NULL, 'F' },
+	{ "recursive", no_argument, NULL, 'r' },
+	{ "dereference-recursive", no_argument, NULL, 'R' },
+	{ "include", required_argument, NULL, 0x201 },
+	{ "exclude", required_argument, NULL, 0x202 },
+	{ "exclude-dir", required_argument, NULL, 0x203 },
+	{ "binary-files", required_argument, NULL, 0x204 },
 	{ "max-errors", required_argument, NULL, 'm' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -619,7 +764,15 @@ static const char help_text[] =
 "                          (the exit status still says so)\n"
 "      --files-from=LIST the inputs named in the file LIST (- for standard\n"
 "                          input), one per line, or each ended by NUL with -0\n"
-"  -r, --replace         write the input to standard output with each error\n"
+"  -r, --recursive       check the files below each directory FILE (. if\n"
+"                          none), as grep -r; symbolic links only if named\n"
+"  -R, --dereference-recursive  the same, following every symbolic link\n"
+"      --include=GLOB    only the files whose base name matches GLOB\n"
+"      --exclude=GLOB    not the files whose base name matches GLOB\n"
+"      --exclude-dir=GLOB  not below the directories that match GLOB\n"
+"      --binary-files=without-match  skip files with a NUL byte in their\n"
+"                          first 32 KiB (grep's rule); text: check them\n"
+"  -S, --replace         write the input to standard output with each error\n"
 "                          (maximal subpart) replaced by U+FFFD, as the WHATWG\n"
 "                          Encoding Standard decodes it; report nothing\n"
 "      --format=FORMAT   kv (the default), gnu or json\n"
@@ -692,7 +845,7 @@ static bool long_option_failed(const char *shorts)
 
 int main(int argc, char **argv)
 {
-	static const char shorts[] = ":qarli0shV";
+	static const char shorts[] = ":qaSrRli0shV";
 	struct options opt = { 0 };
 	const char *files_from = NULL;
 	int c, i, status = 0;
@@ -709,8 +862,32 @@ int main(int argc, char **argv)
 		case 'a':
 			opt.all = true;
 			break;
-		case 'r':
+		case 'S':
 			opt.replace = true;
+			break;
+		case 'r':
+		case 'R':
+			opt.recursive = c;
+			break;
+		case 0x201:
+		case 0x202:
+		case 0x203: {
+			const char **list = c == 0x201 ? opt.include :
+					    c == 0x202 ? opt.exclude : opt.exclude_dir;
+			int *n = c == 0x201 ? &opt.nr_include :
+				 c == 0x202 ? &opt.nr_exclude : &opt.nr_exclude_dir;
+
+			if (*n == 32)
+				return usage_error("at most 32 --include, --exclude or --exclude-dir each");
+			list[(*n)++] = optarg;
+			break;
+		}
+		case 0x204:
+			if (!strcmp(optarg, "without-match"))
+				opt.skip_binary = true;
+			else if (strcmp(optarg, "text"))
+				return usage_error("--binary-files takes without-match or text, not '%s'",
+						   optarg);
 			break;
 		case 'l':
 			opt.list = true;
@@ -792,9 +969,9 @@ int main(int argc, char **argv)
 	if (files_from)
 		status = check_names_from(files_from, &opt);
 	else if (optind == argc)
-		status = check_and_list(NULL, &opt);
+		status = opt.recursive ? walk(".", &opt) : check_and_list(NULL, &opt);
 	for (i = optind; i < argc; i++) {
-		int rc = check_and_list(argv[i], &opt);
+		int rc = check_operand(argv[i], &opt);
 
 		if (rc > status)
 			status = rc;
