@@ -519,5 +519,35 @@ rm -rf "$tree"
 check "--binary-files with another value is a usage error" "utf8val: --binary-files takes without-match or text, not 'binary'
 Try 'utf8val --help' for more information." 2 '' --binary-files=binary
 
+# --names: the names, not the contents (the audit half of utf8names)
+named=$(mktemp -d)
+mkdir -p "$named/t/$(printf 'dir\377')"
+printf '\xff' >"$named/t/ok"
+touch "$named/t/$(printf 'dir\377')/$(printf 'caf\303')" "$named/t/$(printf 'x\300\257y')"
+ln -s nowhere "$named/t/$(printf 'ln\355\240\200')"
+got=$("$cli" --names -r "$named/t" 2>&1; echo "status $?")
+result "--names -r: every name below, directories and dangling links too, not the contents" \
+	"$named/t/dir\\xff: invalid name offset=3 len=1 error=bad-byte
+$named/t/dir\\xff/caf\\xc3: incomplete name offset=3 len=1
+$named/t/ln\\xed\\xa0\\x80: invalid name offset=2 len=1 error=surrogate
+$named/t/x\\xc0\\xafy: invalid name offset=1 len=1 error=overlong
+status 1" "$got"
+got=$("$cli" --names --surrogates -r "$named/t" 2>&1 | grep -c surrogate)
+result "--names takes the flags: --surrogates lets the surrogate name pass" 0 "$got"
+got=$("$cli" --names "$named/t/ok" 2>&1; echo "status $?")
+result "--names on a valid name with invalid contents: nothing, status 0" "status 0" "$got"
+got=$("$cli" --names -rl0 "$named/t" | tr '\0' '|' | tr -c '|' 'x' | tr -d 'x'; echo "status ${PIPESTATUS[0]}")
+result "--names -l -0: four names listed" "||||status 1" "$got"
+got=$("$cli" --names "$named/none" - 2>&1; echo "status $?")
+result "--names: a missing file and standard input are errors" \
+	"utf8val: $named/none: No such file or directory
+utf8val: -: standard input has no name
+status 2" "$got"
+rm -rf "$named"
+check "--names without FILE or -r is a usage error" "utf8val: --names checks the names of FILEs (or, with -r, of the current directory's tree)
+Try 'utf8val --help' for more information." 2 '' --names
+check "--names with --json is a usage error, for now" "utf8val: --names checks names: no --replace, --all, --max-errors or --json (yet)
+Try 'utf8val --help' for more information." 2 '' --names --json x
+
 echo "1..$n"
 [ "$failed" -eq 0 ]

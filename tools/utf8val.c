@@ -39,6 +39,7 @@ struct options {
 	unsigned long long max_errors;		/* with --all; 0: no limit */
 	int recursive;			/* 0, 'r' (grep -r) or 'R' (-R) */
 	bool skip_binary;		/* --binary-files=without-match */
+	bool names;			/* --names: the names, not the contents */
 	const char *include[32], *exclude[32], *exclude_dir[32];
 	int nr_include, nr_exclude, nr_exclude_dir;
 	enum format format;
@@ -525,6 +526,40 @@ static int check_and_list(const char *name, const struct options *opt)
 	return rc;
 }
 
+/*
+ * --names: the verdict on the name of the file at @path (its last
+ * component), not on what it holds: 0 valid, 1 not. A name that is not
+ * UTF-8 gets a record with its path (escaped) and the error's offset,
+ * length and kind in the name; -l lists paths instead.
+ */
+static int check_name(const char *path, const struct options *opt)
+{
+	const char *base = strrchr(path, '/');
+	struct utf8val_result r;
+	bool bad;
+
+	base = base && base[1] ? base + 1 : path;
+	utf8val_validate(base, strlen(base), opt->flags, &r);
+	bad = r.error != UTF8VAL_OK;
+	if (opt->list) {
+		if (bad != opt->invert)
+			printf("%s%c", path, opt->null ? '\0' : '\n');
+	} else if (bad && !opt->quiet && opt->format == FORMAT_GNU) {
+		print_name(path);
+		printf(": error: %s name (%u byte%s) at byte %llu of the name\n",
+		       utf8val_error_name(r.error), r.error_len,
+		       r.error_len == 1 ? "" : "s", r.valid_up_to);
+	} else if (bad && !opt->quiet) {
+		print_name(path);
+		printf(": %s name offset=%llu len=%u", verdict_word(r.error),
+		       r.valid_up_to, r.error_len);
+		if (r.error != UTF8VAL_EINCOMPLETE)
+			printf(" error=%s", utf8val_error_name(r.error));
+		putchar('\n');
+	}
+	return bad;
+}
+
 /* A message about a name, after the reports before it. */
 static void say(const struct options *opt, const char *what, const char *why)
 {
@@ -572,7 +607,11 @@ static bool looks_binary(const char *path)
  * --binary-files=without-match leave it out. */
 static int check_file(const char *path, const struct options *opt)
 {
-	if (!wanted(path, opt) || (opt->skip_binary && looks_binary(path)))
+	if (!wanted(path, opt))
+		return 0;
+	if (opt->names)
+		return check_name(path, opt);
+	if (opt->skip_binary && looks_binary(path))
 		return 0;
 	return check_and_list(path, opt);
 }
@@ -621,6 +660,8 @@ static int walk(const char *dir, const struct options *opt)
 			if (e->fts_level > 0 &&
 			    matches(e->fts_name, opt->exclude_dir, opt->nr_exclude_dir))
 				fts_set(fts, e, FTS_SKIP);
+			else if (opt->names)
+				rc = check_name(e->fts_path, opt);
 			break;
 		case FTS_DC:
 			walk_failed(opt, e, "a directory loop (skipped)");
@@ -633,13 +674,21 @@ static int walk(const char *dir, const struct options *opt)
 			rc = 2;
 			break;
 		case FTS_SLNONE:
+			if (opt->names) {	/* a name all the same */
+				rc = check_file(e->fts_path, opt);
+				break;
+			}
 			walk_failed(opt, e, "a symbolic link to nothing");
 			rc = 2;
 			break;
 		case FTS_F:
 			rc = check_file(e->fts_path, opt);
 			break;
+		case FTS_DP:	/* a directory again, after what it holds */
+			break;
 		default:	/* symbolic links (-r), devices, FIFOs, sockets */
+			if (opt->names)
+				rc = check_file(e->fts_path, opt);
 			break;
 		}
 		if (rc > status)
@@ -658,9 +707,19 @@ static int check_operand(const char *name, const struct options *opt)
 {
 	struct stat st;
 
+	if (opt->names && (!name || !strcmp(name, "-"))) {
+		say(opt, "-", "standard input has no name");
+		return 2;
+	}
 	if (opt->recursive && name && strcmp(name, "-") &&
 	    !stat(name, &st) && S_ISDIR(st.st_mode))
 		return walk(name, opt);
+	if (opt->names && lstat(name, &st)) {	/* no file: no name to check */
+		say(opt, name, strerror(errno));
+		return 2;
+	}
+	if (opt->names)
+		return check_file(name, opt);
 	if (opt->recursive && name && strcmp(name, "-"))
 		return check_file(name, opt);
 	return check_and_list(name, opt);
@@ -741,6 +800,7 @@ static const struct option long_options[] = {
 	{ "exclude", required_argument, NULL, 0x202 },
 	{ "exclude-dir", required_argument, NULL, 0x203 },
 	{ "binary-files", required_argument, NULL, 0x204 },
+	{ "names", no_argument, NULL, 0x205 },
 	{ "max-errors", required_argument, NULL, 'm' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -772,6 +832,8 @@ static const char help_text[] =
 "      --exclude-dir=GLOB  not below the directories that match GLOB\n"
 "      --binary-files=without-match  skip files with a NUL byte in their\n"
 "                          first 32 KiB (grep's rule); text: check them\n"
+"      --names           check the names of the FILEs (with -r, of everything\n"
+"                          below), not their contents\n"
 "  -S, --replace         write the input to standard output with each error\n"
 "                          (maximal subpart) replaced by U+FFFD, as the WHATWG\n"
 "                          Encoding Standard decodes it; report nothing\n"
@@ -882,6 +944,9 @@ int main(int argc, char **argv)
 			list[(*n)++] = optarg;
 			break;
 		}
+		case 0x205:
+			opt.names = true;
+			break;
 		case 0x204:
 			if (!strcmp(optarg, "without-match"))
 				opt.skip_binary = true;
@@ -963,6 +1028,10 @@ int main(int argc, char **argv)
 		return usage_error("--invert goes with --list");
 	if (opt.null && !opt.list && !files_from)
 		return usage_error("--null goes with --list or --files-from");
+	if (opt.names && (opt.replace || opt.all || opt.format == FORMAT_JSON))
+		return usage_error("--names checks names: no --replace, --all, --max-errors or --json (yet)");
+	if (opt.names && !opt.recursive && optind == argc && !files_from)
+		return usage_error("--names checks the names of FILEs (or, with -r, of the current directory's tree)");
 	if (files_from && optind != argc)
 		return usage_error("no FILE beside --files-from: the list names them");
 
