@@ -519,8 +519,9 @@ static int check_input(const char *name, const struct options *opt)
 static int check_and_list(const char *name, const struct options *opt)
 {
 	int rc = check_input(name, opt);
+	bool valid = rc == 0;
 
-	if (opt->list && rc < 2 && (rc == 1) != opt->invert)
+	if (opt->list && rc < 2 && valid == opt->invert)
 		printf("%s%c", name && strcmp(name, "-") ? name : "(standard input)",
 		       opt->null ? '\0' : '\n');
 	return rc;
@@ -603,8 +604,10 @@ static bool looks_binary(const char *path)
 	return n > 0 && memchr(block, '\0', n);
 }
 
-/* A file, found by a walk or named: unless --include, --exclude or
- * --binary-files=without-match leave it out. */
+/*
+ * A file, found by a walk or named: unless --include, --exclude or
+ * --binary-files=without-match leave it out.
+ */
 static int check_file(const char *path, const struct options *opt)
 {
 	if (!wanted(path, opt))
