@@ -70,6 +70,6 @@ print("%d files, %d with an SPDX line" % (len(names), len(spdx)), file=sys.stder
 counts=$(cat "${TMPDIR:-/tmp}/licenses.$$")
 rm -f "${TMPDIR:-/tmp}/licenses.$$"
 result "$([ -z "$out" ]; echo $?)" \
-	"licenses: every SPDX line has its texts in LICENSES/, and debian/copyright agrees with it ($counts)" \
+	"every SPDX line has its texts in LICENSES/, and debian/copyright agrees with it ($counts)" \
 	"$out"
 tap_done
