@@ -67,7 +67,12 @@ check "--format=gnu, as compilers print" \
 "<stdin>:1:2: error: overlong (1 byte) at byte 1
 <stdin>:1:3: error: continuation (1 byte) at byte 2" 1 'a\xc0\xafb' --format=gnu --all
 check "--format=gnu prints nothing for valid input" "" 0 'ok\n' --format=gnu
-check "--json" '{"file":"-","errors":[{"offset":1,"len":1,"error":"overlong","line":1,"column":2,"chars":1}],"verdict":"invalid","bytes":1,"chars":1,"error_count":1,"stopped":true}' 1 'a\xc0\xafb' --json
+check "--json: a line for the error, one for the file" '{"type":"error","file":"-","offset":1,"len":1,"error":"overlong","line":1,"column":2,"chars":1}
+{"type":"file","file":"-","verdict":"invalid","bytes":1,"chars":1,"error_count":1,"stopped":true}' 1 'a\xc0\xafb' --json
+check "--json --all: a line per error" '{"type":"error","file":"-","offset":1,"len":1,"error":"overlong","line":1,"column":2,"chars":1}
+{"type":"error","file":"-","offset":2,"len":1,"error":"continuation","line":1,"column":3,"chars":2}
+{"type":"file","file":"-","verdict":"invalid","bytes":1,"chars":1,"error_count":2}' 1 'a\xc0\xafb' --json --all
+check "--json, valid: one line" '{"type":"file","file":"-","verdict":"valid","bytes":3,"chars":2,"error_count":0}' 0 'a\xc3\xa9' --json
 check "--replace" "$(printf 'a\xef\xbf\xbd\xef\xbf\xbdb')" 1 'a\xc0\xafb' --replace
 check "--replace of valid input is the input" "$(printf 'caf\xc3\xa9')" 0 'caf\xc3\xa9' -S
 check "--replace takes no --format" "utf8val: --replace writes the text, not a report: no --format or --quiet
@@ -337,8 +342,8 @@ result "standard input that is standard output is refused" \
 status 2 size 4" "$got"
 got=$("$cli" --json "$mistakes" "$mistakes/missing" 2>/dev/null; echo "status $?")
 result "--json: an object with verdict unread for each input it cannot read" \
-	"{\"file\":\"$mistakes\",\"errors\":[],\"verdict\":\"unread\",\"failure\":\"Is a directory\"}
-{\"file\":\"$mistakes/missing\",\"errors\":[],\"verdict\":\"unread\",\"failure\":\"No such file or directory\"}
+	"{\"type\":\"file\",\"file\":\"$mistakes\",\"verdict\":\"unread\",\"failure\":\"Is a directory\"}
+{\"type\":\"file\",\"file\":\"$mistakes/missing\",\"verdict\":\"unread\",\"failure\":\"No such file or directory\"}
 status 2" "$got"
 check "a bad short option after a long one is named" "utf8val: invalid option -- 'x'
 Try 'utf8val --help' for more information." 2 '' --all -xq
@@ -435,7 +440,7 @@ result "gnu: the same name escaped" \
 	"$odd/nl\\x0aback\\x5cslash\\xffcafé:1:2: error: bad-byte (1 byte) at byte 1" "$got"
 printf '%s' "$got" | "$cli" -q
 result "gnu: the record is itself valid UTF-8" 0 $?
-got=$("$cli" --json "$name" | python3 -c '
+got=$("$cli" --json "$name" | tail -1 | python3 -c '
 import json, sys
 o = json.loads(sys.stdin.read())
 print(o["file"] == sys.argv[1].encode("utf-8", "surrogateescape").decode("utf-8", "replace"),
@@ -451,7 +456,8 @@ invalid bytes=3 chars=3 offset=3 len=1 error=bad-byte line=1 column=4" 1 'a\xffb
 check "--max-errors above the count: every error" \
 "invalid bytes=0 chars=0 offset=0 len=1 error=bad-byte line=1 column=1" 1 '\xff' --max-errors=5
 check "--max-errors=1 in JSON says it stopped" \
-'{"file":"-","errors":[{"offset":0,"len":1,"error":"bad-byte","line":1,"column":1,"chars":0}],"verdict":"invalid","bytes":0,"chars":0,"error_count":1,"stopped":true}' 1 '\xff\xff' --json --max-errors=1
+'{"type":"error","file":"-","offset":0,"len":1,"error":"bad-byte","line":1,"column":1,"chars":0}
+{"type":"file","file":"-","verdict":"invalid","bytes":0,"chars":0,"error_count":1,"stopped":true}' 1 '\xff\xff' --json --max-errors=1
 for bad in 0 -1 x 2x 99999999999999999999999; do
 	check "--max-errors=$bad is a usage error" "utf8val: --max-errors takes a number of errors, 1 or more, not '$bad'
 Try 'utf8val --help' for more information." 2 '' --max-errors=$bad
@@ -543,11 +549,132 @@ result "--names: a missing file and standard input are errors" \
 	"utf8val: $named/none: No such file or directory
 utf8val: -: standard input has no name
 status 2" "$got"
+got=$("$cli" --names --json -r "$named/t" | python3 -c '
+import json, sys
+for line in sys.stdin:
+    o = json.loads(line)
+    name = bytes.fromhex(o["file_bytes"]).rsplit(b"/", 1)[1]
+    print(o["type"], name, o["verdict"], o["offset"], o["len"], o["error"])'; echo "status ${PIPESTATUS[0]}")
+result "--names --json: a line per bad name, its bytes exact" \
+	"name b'dir\\xff' invalid 3 1 bad-byte
+name b'caf\\xc3' incomplete 3 1 incomplete
+name b'ln\\xed\\xa0\\x80' invalid 2 1 surrogate
+name b'x\\xc0\\xafy' invalid 1 1 overlong
+status 1" "$got"
 rm -rf "$named"
 check "--names without FILE or -r is a usage error" "utf8val: --names checks the names of FILEs (or, with -r, of the current directory's tree)
 Try 'utf8val --help' for more information." 2 '' --names
-check "--names with --json is a usage error, for now" "utf8val: --names checks names: no --replace, --all, --max-errors or --json (yet)
-Try 'utf8val --help' for more information." 2 '' --names --json x
+check "--names with --all is a usage error" "utf8val: --names reports the first error of each name: no --replace, --all, --max-errors or --context
+Try 'utf8val --help' for more information." 2 '' --names --all x
+
+# --context: the text around each error, within its line, cut before a
+# character that does not fit.
+check "--context: 16 bytes each side, in the line" \
+"invalid bytes=18 chars=18 offset=18 len=1 error=bad-byte line=2 column=8
+  context: \"line 2 \" \\xff \" of the text, th\"" 1 \
+	'first line\nline 2 \xff of the text, that goes on\n' --context
+check "--context=N: a character cut by N is left out" \
+"invalid bytes=20 chars=10 offset=20 len=1 error=bad-byte line=1 column=11
+  context: \"éé\" \\xff \"éé\"" 1 \
+	'\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xff\xc3\xa9\xc3\xa9\xc3\xa9' --context=5
+check "--context: quotes, backslashes, tabs and other errors escaped" \
+"invalid bytes=3 chars=3 offset=3 len=2 error=short line=1 column=4
+  context: \"\\x22\\x5c\\x09\" \\xe2\\x82 \"\\xc0 \\x0d\"
+invalid bytes=5 chars=4 offset=5 len=1 error=overlong line=1 column=5
+  context: \"\\x22\\x5c\\x09\\xe2\\x82\" \\xc0 \" \\x0d\"" 1 '"\\\t\xe2\x82\xc0 \r\r\n' -a --context
+check "--context in gnu format" \
+"<stdin>:1:3: error: bad-byte (1 byte) at byte 2
+  context: \"ab\" \\xff \"cd\"" 1 'ab\xffcd' --context --format=gnu
+check "--context in JSON: before, bad in hex, after" \
+'{"type":"error","file":"-","offset":2,"len":2,"error":"short","line":1,"column":3,"chars":2,"context":{"before":"ab","bad":"e282","after":"cd"}}
+{"type":"file","file":"-","verdict":"invalid","bytes":2,"chars":2,"error_count":1,"stopped":true}' 1 'ab\xe2\x82cd' --context --json
+for bad in 0 65 x -1 1x; do
+	check "--context=$bad is a usage error" "utf8val: --context takes a number of bytes from 1 to 64, not '$bad'
+Try 'utf8val --help' for more information." 2 '' --context=$bad
+done
+check "--context with --quiet is a usage error" "utf8val: --context shows errors: no --replace, --quiet or --list
+Try 'utf8val --help' for more information." 2 '' --context -q
+
+# Errors on both sides of a read() boundary (256 KiB), from a file and a
+# pipe: the context is whole, worked out here from the bytes.
+edge=$(mktemp -d)
+python3 - "$edge" <<'PY'
+import random, sys
+random.seed(7)
+text = bytearray(random.choice(b"abcdefghijklmnopqrstuvwxyz") for _ in range(600000))
+for at in (262144 - 3, 262144 + 1, 2 * 262144 - 70):
+    text[at] = 0xff
+open(sys.argv[1] + "/f", "wb").write(text)
+with open(sys.argv[1] + "/want", "w") as want:
+    for at in (262144 - 3, 262144 + 1, 2 * 262144 - 70):
+        want.write('  context: "%s" \\xff "%s"\n' % (
+            text[at - 16:at].decode("latin-1").replace("\xff", "?"),
+            text[at + 1:at + 17].decode("latin-1").replace("\xff", "?")))
+PY
+sed -i 's/?/\\xff/g' "$edge/want"
+got=$("$cli" -a --context "$edge/f" | grep '^  ')
+result "--context across read() boundaries, from a file" "$(cat "$edge/want")" "$got"
+got=$(cat "$edge/f" | "$cli" -a --context | grep '^  ')
+result "--context across read() boundaries, from a pipe" "$(cat "$edge/want")" "$got"
+rm -rf "$edge"
+
+# --format=gnu counts columns as GCC does: tabs to the next multiple of 8,
+# wide characters 2, combining ones 0 (kv counts characters).
+check "gnu: GCC's columns, a tab, a wide and a combining character" \
+	"<stdin>:1:13: error: bad-byte (1 byte) at byte 9" 1 \
+	'a\tb\xe4\xb8\xadc\xcc\x81\xff' --format=gnu
+wide=$(mktemp)
+python3 -c 'import sys; sys.stdout.buffer.write(("\u4e2d" * 200000 + "\t").encode() + b"x\xff")' >"$wide"
+got=$("$cli" --format=gnu "$wide"; cat "$wide" | "$cli" --format=gnu)
+result "gnu: wide characters across read() boundaries, from a file and a pipe" \
+	"$wide:1:400010: error: bad-byte (1 byte) at byte 600002
+<stdin>:1:400010: error: bad-byte (1 byte) at byte 600002" "$got"
+rm -f "$wide"
+
+# --color: SGR escapes on a terminal, or when asked; NO_COLOR for auto.
+esc=$(printf '\033')
+check "--color=always: the name, the verdict and the bad bytes" \
+"$esc[01;31minvalid$esc[m bytes=1 chars=1 offset=1 len=1 error=bad-byte line=1 column=2
+  context: \"a\" $esc[01;31m\\xff$esc[m \"\"" 1 'a\xff' --color=always --context
+sed_color=$(printf 'x\377' | NO_COLOR=1 "$cli" --color=always --format=gnu | cat -v)
+result "--color=always wins over NO_COLOR (gnu)" \
+	"^[[35m<stdin>^[[m:1:2: ^[[01;31merror:^[[m bad-byte (1 byte) at byte 1" "$sed_color"
+check "--color (auto) is plain into a pipe" "valid bytes=1 chars=1" 0 'a' --color
+check "--color=sometimes is a usage error" "utf8val: --color takes auto, always or never, not 'sometimes'
+Try 'utf8val --help' for more information." 2 '' --color=sometimes
+tty_run() {	# tty_run ENV...: utf8val on a terminal, its output
+	env "$@" python3 -c '
+import os, pty, sys
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(sys.argv[1], [sys.argv[1], "--color", "/dev/null"])
+out = b""
+while True:
+    try:
+        chunk = os.read(fd, 4096)
+    except OSError:
+        break
+    if not chunk:
+        break
+    out += chunk
+os.waitpid(pid, 0)
+sys.stdout.write(repr(out))' "$cli"
+}
+result "--color=auto on a terminal" \
+	"b'\\x1b[35m/dev/null\\x1b[m: \\x1b[32mvalid\\x1b[m bytes=0 chars=0\\r\\n'" \
+	"$(tty_run TERM=xterm)"
+result "--color=auto on a terminal, NO_COLOR set" \
+	"b'/dev/null: valid bytes=0 chars=0\\r\\n'" "$(tty_run TERM=xterm NO_COLOR=1)"
+result "--color=auto on a dumb terminal" \
+	"b'/dev/null: valid bytes=0 chars=0\\r\\n'" "$(tty_run TERM=dumb)"
+
+# JSON lines: every line an object, one per error and one per file.
+got=$(python3 -c 'import sys; sys.stdout.buffer.write(b"ab\xff\n" * 5000)' |
+	"$cli" --json --all --context | python3 -c '
+import json, sys
+kinds = [json.loads(l)["type"] for l in sys.stdin]
+print(kinds.count("error"), kinds.count("file"), kinds[-1])')
+result "--json --all: 5000 error lines, then the file's" "5000 1 file" "$got"
 
 echo "1..$n"
 [ "$failed" -eq 0 ]

@@ -17,6 +17,7 @@
 #include <fnmatch.h>
 #include <fts.h>
 #include <getopt.h>
+#include <locale.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -24,11 +25,16 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <wchar.h>
 
 #include "utf8val.h"
 
 #define CHUNK		(256u << 10)	/* read() size: fits in L2 */
 #define FFFD_LEN	3
+#define CONTEXT_MAX	64	/* --context=N: bytes each side, at most */
+#define CONTEXT_DEFAULT	16
+/* carried to the next read: an open character, or an error and its context */
+#define CARRY_MAX	(2 * UTF8VAL_MAX_SEQ + CONTEXT_MAX)
 
 enum format { FORMAT_KV, FORMAT_GNU, FORMAT_JSON };
 
@@ -40,6 +46,8 @@ struct options {
 	int recursive;			/* 0, 'r' (grep -r) or 'R' (-R) */
 	bool skip_binary;		/* --binary-files=without-match */
 	bool names;			/* --names: the names, not the contents */
+	unsigned int context;		/* --context: bytes each side; 0: none */
+	bool color;			/* --color: SGR escapes in kv and gnu */
 	const char *include[32], *exclude[32], *exclude_dir[32];
 	int nr_include, nr_exclude, nr_exclude_dir;
 	enum format format;
@@ -51,6 +59,7 @@ struct options {
 struct position {
 	unsigned long long line;	/* 1-based */
 	unsigned long long column;	/* characters since the line began */
+	unsigned long long display;	/* --format=gnu: GCC's display columns */
 };
 
 /* One input being checked. */
@@ -67,6 +76,9 @@ struct input {
 	struct utf8val_result first;	/* the first error; the verdict */
 	bool stopped;			/* at the first error: not read to the end */
 	const char *failed;		/* why reading it failed, or NULL */
+	/* --context: the bytes before the buffer, for an error at its start */
+	unsigned char history[CONTEXT_MAX];
+	size_t history_len;
 };
 
 static const char *progname = "utf8val";
@@ -98,19 +110,92 @@ static unsigned long long count_newlines(const unsigned char *s, size_t n)
 	return total;
 }
 
-/* Move @in's position over @n bytes of valid text at @s. */
+/*
+ * The width on a terminal, as GCC counts it (1, 2 or 0), of the
+ * character that starts at @s, @avail bytes being there.
+ */
+static int char_width(const unsigned char *s, size_t avail)
+{
+	static locale_t utf8;
+	size_t len = s[0] < 0xe0 ? 2 : s[0] < 0xf0 ? 3 : 4, i;
+	locale_t was;
+	wchar_t c;
+	int w;
+
+	if (!utf8)
+		utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+	if (!utf8 || s[0] > 0xf4 || len > avail)
+		return 1;	/* (RFC 2279's forms: none in Unicode) */
+	c = s[0] & (0x7f >> len);
+	for (i = 1; i < len; i++)
+		c = c << 6 | (s[i] & 0x3f);
+	was = uselocale(utf8);
+	w = wcwidth(c);
+	uselocale(was);
+	return w < 0 ? 1 : w;
+}
+
+/*
+ * GCC's column (the GNU coding standards'), 0-based, after the valid
+ * text @s[0, @n) from column @col: tabs stop every 8 columns, wide
+ * characters take 2, combining ones 0.
+ */
+static unsigned long long display_column(const unsigned char *s, size_t n,
+					 unsigned long long col)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (s[i] == '\t')
+			col = (col / 8 + 1) * 8;
+		else if (s[i] < 0x80)
+			col++;
+		else if (s[i] >= 0xc0)	/* a character's first byte */
+			col += char_width(s + i, n - i);
+	}
+	return col;
+}
+
+/*
+ * The bytes of the character that the text @s[0, @n) leaves open at its
+ * end, if any (text already checked: a first byte says the length).
+ */
+static size_t open_tail(const unsigned char *s, size_t n)
+{
+	size_t i, len;
+
+	for (i = 1; i <= n && i < UTF8VAL_MAX_SEQ; i++) {
+		if ((s[n - i] & 0xc0) == 0x80)
+			continue;
+		len = s[n - i] < 0xc0 ? 1 : s[n - i] < 0xe0 ? 2 :
+		      s[n - i] < 0xf0 ? 3 : s[n - i] < 0xf8 ? 4 :
+		      s[n - i] < 0xfc ? 5 : 6;
+		return i < len ? i : 0;
+	}
+	return 0;
+}
+
+/*
+ * Move @in's position over @n bytes of valid text at @s, which ends
+ * before a character or at an error. (Counting a character where its
+ * first byte is, any cut would do but for --format=gnu's widths.)
+ */
 static void advance(struct input *in, const unsigned char *s, size_t n)
 {
 	unsigned long long lines = count_newlines(s, n);
+	bool gnu = in->opt->format == FORMAT_GNU;
 
 	if (lines) {
 		const unsigned char *nl = memrchr(s, '\n', n);
 
 		in->pos.line += lines;
 		in->pos.column = utf8val_count(nl + 1, s + n - (nl + 1));
+		if (gnu)
+			in->pos.display = display_column(nl + 1, s + n - (nl + 1), 0);
 	} else {
-		/* characters are counted by their first bytes: any cut adds up */
 		in->pos.column += utf8val_count(s, n);
+		if (gnu)
+			in->pos.display = display_column(s, n, in->pos.display);
 	}
 	in->tracked += n;
 }
@@ -118,8 +203,7 @@ static void advance(struct input *in, const unsigned char *s, size_t n)
 /* Reading @in failed: say why, and check no more of it. */
 static void input_failed(struct input *in, const char *why)
 {
-	if (in->opt->format != FORMAT_JSON)	/* (not inside an object) */
-		fflush(stdout);		/* the reports before it, in order */
+	fflush(stdout);		/* the reports before it, in order */
 	if (!in->opt->no_messages)
 		fprintf(stderr, "%s: %s: %s\n", progname,
 			in->name ? in->name : "-", why);
@@ -146,9 +230,14 @@ static bool track(struct input *in, const unsigned char *s,
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0) {
-			input_failed(in, n ? strerror(errno) :
-					     "changed while being read");
+		if (n < 0) {
+			input_failed(in, strerror(errno));
+			return false;
+		}
+		/* a character cut by the read: next time */
+		n -= n ? open_tail(again, n) : 0;
+		if (!n) {
+			input_failed(in, "changed while being read");
 			return false;
 		}
 		advance(in, again, n);
@@ -168,10 +257,9 @@ static bool needs_position(const struct options *opt)
 	return reports(opt);
 }
 
-/* Strings in JSON: the name's bytes as UTF-8, errors replaced. */
-static void json_string(const char *s)
+/* A JSON string: @s's bytes as UTF-8, each error replaced by U+FFFD. */
+static void json_bytes(const unsigned char *s, size_t len)
 {
-	size_t len = strlen(s);
 	unsigned long long n = utf8val_replace(s, len, 0, NULL, 0);
 	unsigned char *text = malloc(n + 1);
 	unsigned long long i;
@@ -194,28 +282,67 @@ static void json_string(const char *s)
 	free(text);
 }
 
-/*
- * A file name in a kv or gnu record, which must stay one line of UTF-8:
- * control bytes, "\" and the bytes that are not UTF-8 as \xHH.
- */
-static void print_name(const char *name)
+static void json_string(const char *s)
 {
-	const unsigned char *s = (const unsigned char *)name;
-	size_t len = strlen(name), i = 0, end, bad;
+	json_bytes((const unsigned char *)s, strlen(s));
+}
+
+static void print_hex(const unsigned char *s, size_t len)
+{
+	while (len--)
+		printf("\\x%02x", *s++);
+}
+
+/*
+ * Bytes in a kv or gnu record, which must stay one line of UTF-8:
+ * control bytes, "\", @also and the bytes that are not UTF-8 as \xHH.
+ */
+static void print_escaped(const unsigned char *s, size_t len, int also)
+{
+	size_t i = 0, end, bad;
 	struct utf8val_result r;
 
 	while (i < len) {
 		utf8val_validate(s + i, len - i, 0, &r);
 		end = i + r.valid_up_to;
 		for (; i < end; i++) {
-			if (s[i] < 0x20 || s[i] == 0x7f || s[i] == '\\')
+			if (s[i] < 0x20 || s[i] == 0x7f || s[i] == '\\' ||
+			    s[i] == also)
 				printf("\\x%02x", s[i]);
 			else
 				putchar(s[i]);
 		}
-		for (bad = r.error ? r.error_len : 0; bad && i < len; bad--)
-			printf("\\x%02x", s[i++]);
+		bad = r.error ? r.error_len : 0;
+		print_hex(s + i, bad);
+		i += bad;
 	}
+}
+
+static void print_name(const char *name)
+{
+	print_escaped((const unsigned char *)name, strlen(name), 0);
+}
+
+/* --color: Select Graphic Rendition @sgr, or back to plain with "". */
+static void paint(const struct options *opt, const char *sgr)
+{
+	if (opt->color)
+		printf("\033[%sm", sgr);
+}
+
+#define SGR_NAME	"35"		/* grep's colour for file names */
+#define SGR_ERROR	"01;31"		/* GCC's for "error:" */
+#define SGR_VALID	"32"
+#define SGR_PLAIN	""
+
+/* A record's "FILE: " (kv) or "FILE:" (gnu) prefix. */
+static void print_file(const struct options *opt, const char *name,
+		       const char *sep)
+{
+	paint(opt, SGR_NAME);
+	print_name(name);
+	paint(opt, SGR_PLAIN);
+	fputs(sep, stdout);
 }
 
 /* JSON's file_bytes: the name's bytes in hex, where "file" lost some. */
@@ -229,6 +356,14 @@ static void json_name_bytes(const char *name)
 	for (; *s; s++)
 		printf("%02x", *s);
 	putchar('"');
+}
+
+/* The start of a JSON line about the input or name @name. */
+static void json_record(const char *type, const char *name)
+{
+	printf("{\"type\":\"%s\",\"file\":", type);
+	json_string(name);
+	json_name_bytes(name);
 }
 
 static const char *verdict_word(unsigned int error)
@@ -248,87 +383,176 @@ static unsigned long long accepted(const struct utf8val_result *r,
 	       r->valid_up_to : total;
 }
 
-/* An error found at @err, @in's position being where it starts. */
+/* --context: the text around an error, within its line. */
+struct context {
+	unsigned char before[CONTEXT_MAX];
+	const unsigned char *bad, *after;
+	size_t before_len, bad_len, after_len;
+};
+
+static bool continuation(unsigned char c)
+{
+	return (c & 0xc0) == 0x80;
+}
+
+/*
+ * The context of the error at @s[@at] (@len bytes long), in @s[0, @end)
+ * and, before @s, @in's history: up to opt->context bytes each side, cut
+ * at line ends and, where the cut splits a character, before it.
+ */
+static void get_context(const struct input *in, const unsigned char *s,
+			size_t at, size_t len, size_t end, struct context *c)
+{
+	size_t want = in->opt->context, from_s = at < want ? at : want;
+	size_t from_history = want - from_s, i;
+	const unsigned char *nl;
+
+	if (from_history > in->history_len)
+		from_history = in->history_len;
+	memcpy(c->before, in->history + in->history_len - from_history,
+	       from_history);
+	memcpy(c->before + from_history, s + at - from_s, from_s);
+	c->before_len = from_history + from_s;
+	nl = memrchr(c->before, '\n', c->before_len);
+	i = nl ? nl + 1 - c->before : 0;
+	if (!nl && c->before_len == want)	/* cut: not inside a character */
+		while (i < c->before_len && i < UTF8VAL_MAX_SEQ - 1 &&
+		       continuation(c->before[i]))
+			i++;
+	memmove(c->before, c->before + i, c->before_len - i);
+	c->before_len -= i;
+
+	c->bad = s + at;
+	c->bad_len = len;
+	c->after = s + at + len;
+	c->after_len = end - (at + len) < want ? end - (at + len) : want;
+	nl = memchr(c->after, '\n', c->after_len);
+	if (nl) {
+		c->after_len = nl - c->after;
+	} else if (c->after_len == want) {
+		/* cut: not inside a character */
+		for (i = c->after_len; i > 0 && c->after_len - i < UTF8VAL_MAX_SEQ - 1 &&
+		     continuation(c->after[i - 1]); i--)
+			;
+		if (i > 0 && c->after[i - 1] >= 0xc0)
+			c->after_len = i - 1;
+	}
+	if (c->before_len && c->before[c->before_len - 1] == '\r')
+		c->before_len--;	/* (a CRLF line's end) */
+	if (c->after_len && c->after[c->after_len - 1] == '\r')
+		c->after_len--;
+}
+
+static void print_context(const struct options *opt, const struct context *c)
+{
+	if (opt->format == FORMAT_JSON) {
+		printf(",\"context\":{\"before\":");
+		json_bytes(c->before, c->before_len);
+		printf(",\"bad\":\"");
+		for (size_t i = 0; i < c->bad_len; i++)
+			printf("%02x", c->bad[i]);
+		printf("\",\"after\":");
+		json_bytes(c->after, c->after_len);
+		putchar('}');
+		return;
+	}
+	printf("  context: \"");
+	print_escaped(c->before, c->before_len, '"');
+	printf("\" ");
+	paint(opt, SGR_ERROR);
+	print_hex(c->bad, c->bad_len);
+	paint(opt, SGR_PLAIN);
+	printf(" \"");
+	print_escaped(c->after, c->after_len, '"');
+	printf("\"\n");
+}
+
+/*
+ * An error found at @err, @in's position being where it starts; with
+ * --context, @ctx is the text around it.
+ */
 static void report_error(struct input *in, const struct utf8val_result *err,
-			 unsigned long long total)
+			 unsigned long long total, const struct context *ctx)
 {
 	const struct options *opt = in->opt;
 	unsigned long long line = in->pos.line, column = in->pos.column + 1;
+	const char *name = in->name ? in->name : "-";
 
 	in->errors++;
 	if (!reports(opt))
 		return;
 	switch (opt->format) {
 	case FORMAT_KV:
-		if (in->name) {
-			print_name(in->name);
-			printf(": ");
-		}
-		printf("%s bytes=%llu chars=%llu offset=%llu len=%u ",
-		       verdict_word(err->error), accepted(err, total),
-		       err->chars, err->valid_up_to, err->error_len);
+		if (in->name)
+			print_file(opt, in->name, ": ");
+		paint(opt, SGR_ERROR);
+		fputs(verdict_word(err->error), stdout);
+		paint(opt, SGR_PLAIN);
+		printf(" bytes=%llu chars=%llu offset=%llu len=%u ",
+		       accepted(err, total), err->chars, err->valid_up_to,
+		       err->error_len);
 		if (err->error != UTF8VAL_EINCOMPLETE)
 			printf("error=%s ", utf8val_error_name(err->error));
 		printf("line=%llu column=%llu\n", line, column);
 		break;
 	case FORMAT_GNU:
-		print_name(in->name && strcmp(in->name, "-") ? in->name : "<stdin>");
-		printf(":%llu:%llu: error: %s (%u byte%s) at byte %llu\n",
-		       line, column,
+		print_file(opt, strcmp(name, "-") ? name : "<stdin>", ":");
+		printf("%llu:%llu: ", line, in->pos.display + 1);
+		paint(opt, SGR_ERROR);
+		fputs("error:", stdout);
+		paint(opt, SGR_PLAIN);
+		printf(" %s (%u byte%s) at byte %llu\n",
 		       utf8val_error_name(err->error), err->error_len,
 		       err->error_len == 1 ? "" : "s", err->valid_up_to);
 		break;
 	case FORMAT_JSON:
-		printf("%s{\"offset\":%llu,\"len\":%u,\"error\":\"%s\",\"line\":%llu,\"column\":%llu,\"chars\":%llu}",
-		       in->errors > 1 ? "," : "", err->valid_up_to,
-		       err->error_len, utf8val_error_name(err->error), line,
-		       column, err->chars);
-		break;
-	}
-}
-
-static void report_start(const struct input *in)
-{
-	if (!reports(in->opt))
+		json_record("error", name);
+		printf(",\"offset\":%llu,\"len\":%u,\"error\":\"%s\",\"line\":%llu,\"column\":%llu,\"chars\":%llu",
+		       err->valid_up_to, err->error_len,
+		       utf8val_error_name(err->error), line, column, err->chars);
+		if (ctx)
+			print_context(opt, ctx);
+		printf("}\n");
 		return;
-	if (in->opt->format == FORMAT_JSON) {
-		printf("{\"file\":");
-		json_string(in->name ? in->name : "-");
-		json_name_bytes(in->name ? in->name : "-");
-		printf(",\"errors\":[");
 	}
+	if (ctx)
+		print_context(opt, ctx);
 }
 
 /* The verdict on the whole input, after its errors. */
 static void report_end(const struct input *in, unsigned long long total)
 {
+	const struct options *opt = in->opt;
 	const struct utf8val_result *r = &in->first;
 	unsigned long long chars = r->error ? r->chars : in->chars;
 
-	if (!reports(in->opt))
+	if (!reports(opt))
 		return;
 	if (in->failed) {	/* no verdict: stderr said why */
-		if (in->opt->format == FORMAT_JSON) {
-			printf("],\"verdict\":\"unread\",\"failure\":");
+		if (opt->format == FORMAT_JSON) {
+			json_record("file", in->name ? in->name : "-");
+			printf(",\"verdict\":\"unread\",\"failure\":");
 			json_string(in->failed);
 			printf("}\n");
 		}
 		return;
 	}
-	switch (in->opt->format) {
+	switch (opt->format) {
 	case FORMAT_KV:
 		if (in->errors)
 			break;
-		if (in->name) {
-			print_name(in->name);
-			printf(": ");
-		}
-		printf("valid bytes=%llu chars=%llu\n", total, chars);
+		if (in->name)
+			print_file(opt, in->name, ": ");
+		paint(opt, SGR_VALID);
+		fputs("valid", stdout);
+		paint(opt, SGR_PLAIN);
+		printf(" bytes=%llu chars=%llu\n", total, chars);
 		break;
 	case FORMAT_GNU:
 		break;
 	case FORMAT_JSON:
-		printf("],\"verdict\":\"%s\",\"bytes\":%llu,\"chars\":%llu,\"error_count\":%llu%s}\n",
+		json_record("file", in->name ? in->name : "-");
+		printf(",\"verdict\":\"%s\",\"bytes\":%llu,\"chars\":%llu,\"error_count\":%llu%s}\n",
 		       verdict_word(r->error), accepted(r, total), chars,
 		       in->errors, in->stopped ? ",\"stopped\":true" : "");
 		break;
@@ -390,14 +614,18 @@ static size_t check_chunk(struct input *in, const unsigned char *s,
 	unsigned long long chars = in->chars;
 	struct utf8val_errors it;
 	struct utf8val_result err;
+	struct context ctx;
 	size_t done = 0;
 
 	utf8val_errors_init(&it, s, len, flags);
 	while (utf8val_errors_next(&it, &err)) {
 		size_t at = err.valid_up_to;
 
-		if (err.error == UTF8VAL_EINCOMPLETE && !eof) {
-			/* the characters before it count; it waits */
+		if (!eof && (err.error == UTF8VAL_EINCOMPLETE ||
+			     (opt->context && reports(opt) &&
+			      len - at < err.error_len + opt->context))) {
+			/* the characters before it count; it (and the
+			 * text after it that --context shows) waits */
 			len = at;
 			break;
 		}
@@ -411,9 +639,13 @@ static size_t check_chunk(struct input *in, const unsigned char *s,
 		err.chars += chars;
 		if (!in->errors)
 			in->first = err;
-		report_error(in, &err, base + len);
+		if (opt->context && reports(opt))
+			get_context(in, s, at, err.error_len, len, &ctx);
+		report_error(in, &err, base + len,
+			     opt->context && reports(opt) ? &ctx : NULL);
 		done = at + err.error_len;
 		in->pos.column++;	/* an error takes one column */
+		in->pos.display++;
 		in->tracked = base + done;
 		if ((!opt->all || opt->list ||
 		     (opt->max_errors && in->errors >= opt->max_errors)) &&
@@ -429,6 +661,18 @@ static size_t check_chunk(struct input *in, const unsigned char *s,
 	return len;
 }
 
+/* --context: the last bytes of @in before @s + @n, once @s is gone. */
+static void keep_history(struct input *in, const unsigned char *s, size_t n)
+{
+	size_t room = sizeof(in->history), from_s = n < room ? n : room;
+	size_t keep = in->history_len < room - from_s ? in->history_len :
+							room - from_s;
+
+	memmove(in->history, in->history + in->history_len - keep, keep);
+	memcpy(in->history + keep, s + n - from_s, from_s);
+	in->history_len = keep + from_s;
+}
+
 /* A pipe's text is counted before the next read() replaces it. */
 static void chunk_tail_position(struct input *in, const unsigned char *s,
 				unsigned long long base, size_t to)
@@ -440,7 +684,7 @@ static void chunk_tail_position(struct input *in, const unsigned char *s,
 
 static int check_stream(struct input *in, int fd)
 {
-	static unsigned char buf[UTF8VAL_MAX_SEQ + CHUNK];
+	static unsigned char buf[CARRY_MAX + CHUNK];
 	unsigned long long base = 0;	/* offset of buf[0] */
 	size_t have = 0;		/* carried bytes at buf[0] */
 	bool eof = false;
@@ -459,6 +703,8 @@ static int check_stream(struct input *in, int fd)
 		have += n;
 		done = check_chunk(in, buf, have, base, eof);
 		chunk_tail_position(in, buf, base, done);
+		if (in->opt->context)
+			keep_history(in, buf, done);
 		memmove(buf, buf + done, have - done);
 		base += done;
 		have -= done;
@@ -496,7 +742,6 @@ static int check_input(const char *name, const struct options *opt)
 		why = "input file is output file";
 	if (why) {
 		/* no verdict, but an object for it in JSON */
-		report_start(&in);
 		input_failed(&in, why);
 		report_end(&in, 0);
 		if (fd > 0)
@@ -506,7 +751,6 @@ static int check_input(const char *name, const struct options *opt)
 	in.fd = fd;
 	in.start = lseek(fd, 0, SEEK_CUR);
 	in.reread = S_ISREG(st.st_mode) && in.start >= 0;
-	report_start(&in);
 	rc = check_stream(&in, fd);
 	if (fd)
 		close(fd);
@@ -546,14 +790,24 @@ static int check_name(const char *path, const struct options *opt)
 		if (bad != opt->invert)
 			printf("%s%c", path, opt->null ? '\0' : '\n');
 	} else if (bad && !opt->quiet && opt->format == FORMAT_GNU) {
-		print_name(path);
-		printf(": error: %s name (%u byte%s) at byte %llu of the name\n",
+		print_file(opt, path, ": ");
+		paint(opt, SGR_ERROR);
+		fputs("error:", stdout);
+		paint(opt, SGR_PLAIN);
+		printf(" %s name (%u byte%s) at byte %llu of the name\n",
 		       utf8val_error_name(r.error), r.error_len,
 		       r.error_len == 1 ? "" : "s", r.valid_up_to);
+	} else if (bad && !opt->quiet && opt->format == FORMAT_JSON) {
+		json_record("name", path);
+		printf(",\"verdict\":\"%s\",\"offset\":%llu,\"len\":%u,\"error\":\"%s\"}\n",
+		       verdict_word(r.error), r.valid_up_to, r.error_len,
+		       utf8val_error_name(r.error));
 	} else if (bad && !opt->quiet) {
-		print_name(path);
-		printf(": %s name offset=%llu len=%u", verdict_word(r.error),
-		       r.valid_up_to, r.error_len);
+		print_file(opt, path, ": ");
+		paint(opt, SGR_ERROR);
+		fputs(verdict_word(r.error), stdout);
+		paint(opt, SGR_PLAIN);
+		printf(" name offset=%llu len=%u", r.valid_up_to, r.error_len);
 		if (r.error != UTF8VAL_EINCOMPLETE)
 			printf(" error=%s", utf8val_error_name(r.error));
 		putchar('\n');
@@ -805,6 +1059,9 @@ static const struct option long_options[] = {
 	{ "binary-files", required_argument, NULL, 0x204 },
 	{ "names", no_argument, NULL, 0x205 },
 	{ "max-errors", required_argument, NULL, 'm' },
+	{ "context", optional_argument, NULL, 'C' },
+	{ "color", optional_argument, NULL, 0x206 },
+	{ "colour", optional_argument, NULL, 0x206 },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -837,6 +1094,11 @@ static const char help_text[] =
 "                          first 32 KiB (grep's rule); text: check them\n"
 "      --names           check the names of the FILEs (with -r, of everything\n"
 "                          below), not their contents\n"
+"      --context[=N]     after each error, the bad bytes in hex and up to N\n"
+"                          bytes (16; 64 at most) each side, within its line\n"
+"      --color[=WHEN]    colour the reports (or --colour): WHEN is auto (the\n"
+"                          default: on a terminal, unless NO_COLOR is set),\n"
+"                          always or never\n"
 "  -S, --replace         write the input to standard output with each error\n"
 "                          (maximal subpart) replaced by U+FFFD, as the WHATWG\n"
 "                          Encoding Standard decodes it; report nothing\n"
@@ -860,9 +1122,12 @@ static const char help_text[] =
 "--all, one such line per error, each earlier error counting as one\n"
 "character. NAME is one of continuation, bad-byte, short, overlong,\n"
 "surrogate, too-large, nul, noncharacter or bom.\n"
-"  gnu:  FILE:LINE:COLUMN: error: NAME (L bytes) at byte O, per error\n"
-"  json: one object per input: file, errors (offset, len, error, line,\n"
-"        column, chars), verdict, bytes, chars, error_count\n"
+"  gnu:  FILE:LINE:COLUMN: error: NAME (L bytes) at byte O, per error, the\n"
+"        column counted as GCC does: tabs stop every 8 columns, wide\n"
+"        characters take 2\n"
+"  json: JSON lines: an object per error reported (type \"error\": file,\n"
+"        offset, len, error, line, column, chars), then one per input\n"
+"        (type \"file\": file, verdict, bytes, chars, error_count)\n"
 "\n"
 "Exit status: 0 if every input is valid, 1 if some input is invalid or\n"
 "incomplete, 2 on a usage or I/O error.\n"
@@ -897,6 +1162,18 @@ static void hold_closed_std_fds(void)
 			exit(2);
 }
 
+/*
+ * --color=auto: colour for a terminal that has it, unless NO_COLOR is set
+ * to anything but "" (no-color.org; --color=always overrides it).
+ */
+static bool colors_wanted(void)
+{
+	const char *no = getenv("NO_COLOR"), *term = getenv("TERM");
+
+	return isatty(STDOUT_FILENO) && (!no || !*no) && term &&
+	       strcmp(term, "dumb");
+}
+
 /* Whether the failing option (getopt's optopt) was a long one. */
 static bool long_option_failed(const char *shorts)
 {
@@ -912,6 +1189,7 @@ int main(int argc, char **argv)
 {
 	static const char shorts[] = ":qaSrRli0shV";
 	struct options opt = { 0 };
+	enum { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER } color = COLOR_AUTO;
 	const char *files_from = NULL;
 	int c, i, status = 0;
 
@@ -984,6 +1262,31 @@ int main(int argc, char **argv)
 			opt.all = true;
 			break;
 		}
+		case 'C': {
+			char *end;
+
+			opt.context = CONTEXT_DEFAULT;
+			if (!optarg)
+				break;
+			errno = 0;
+			opt.context = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || *optarg == '-' ||
+			    !opt.context || opt.context > CONTEXT_MAX)
+				return usage_error("--context takes a number of bytes from 1 to %d, not '%s'",
+						   CONTEXT_MAX, optarg);
+			break;
+		}
+		case 0x206:
+			if (!optarg || !strcmp(optarg, "auto"))
+				color = COLOR_AUTO;
+			else if (!strcmp(optarg, "always"))
+				color = COLOR_ALWAYS;
+			else if (!strcmp(optarg, "never"))
+				color = COLOR_NEVER;
+			else
+				return usage_error("--color takes auto, always or never, not '%s'",
+						   optarg);
+			break;
 		case 'j':
 			opt.format = FORMAT_JSON;
 			break;
@@ -1031,12 +1334,18 @@ int main(int argc, char **argv)
 		return usage_error("--invert goes with --list");
 	if (opt.null && !opt.list && !files_from)
 		return usage_error("--null goes with --list or --files-from");
-	if (opt.names && (opt.replace || opt.all || opt.format == FORMAT_JSON))
-		return usage_error("--names checks names: no --replace, --all, --max-errors or --json (yet)");
+	if (opt.names && (opt.replace || opt.all || opt.context))
+		return usage_error("--names reports the first error of each name: no --replace, --all, --max-errors or --context");
 	if (opt.names && !opt.recursive && optind == argc && !files_from)
 		return usage_error("--names checks the names of FILEs (or, with -r, of the current directory's tree)");
 	if (files_from && optind != argc)
 		return usage_error("no FILE beside --files-from: the list names them");
+	if (opt.context && (opt.replace || opt.quiet || opt.list))
+		return usage_error("--context shows errors: no --replace, --quiet or --list");
+	opt.color = color == COLOR_ALWAYS ||
+		    (color == COLOR_AUTO && colors_wanted());
+	if (opt.format == FORMAT_JSON)
+		opt.color = false;
 
 	if (files_from)
 		status = check_names_from(files_from, &opt);
