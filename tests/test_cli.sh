@@ -446,6 +446,9 @@ o = json.loads(sys.stdin.read())
 print(o["file"] == sys.argv[1].encode("utf-8", "surrogateescape").decode("utf-8", "replace"),
       bytes.fromhex(o["file_bytes"]) == sys.argv[1].encode("utf-8", "surrogateescape"))' "$name")
 result "json: file with U+FFFD for the bad byte, file_bytes the name exactly" "True True" "$got"
+got=$("$cli" "$odd/$(printf 'gone\nx\377')" 2>&1)
+result "a message on standard error escapes the name as the records do" \
+	"utf8val: $odd/gone\\x0ax\\xff: No such file or directory" "$got"
 got=$("$cli" --json "$odd" 2>/dev/null | grep -c file_bytes)
 result "json: no file_bytes for a name that is UTF-8" 0 "$got"
 rm -rf "$odd"
@@ -577,6 +580,10 @@ check "--context=N: a character cut by N is left out" \
 "invalid bytes=20 chars=10 offset=20 len=1 error=bad-byte line=1 column=11
   context: \"éé\" \\xff \"éé\"" 1 \
 	'\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xff\xc3\xa9\xc3\xa9\xc3\xa9' --context=5
+check "--context=N: characters that fit in N are kept" \
+"invalid bytes=20 chars=10 offset=20 len=1 error=bad-byte line=1 column=11
+  context: \"éé\" \\xff \"éé\"" 1 \
+	'\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xff\xc3\xa9\xc3\xa9\xc3\xa9' --context=4
 check "--context: quotes, backslashes, tabs and other errors escaped" \
 "invalid bytes=3 chars=3 offset=3 len=2 error=short line=1 column=4
   context: \"\\x22\\x5c\\x09\" \\xe2\\x82 \"\\xc0 \\x0d\"

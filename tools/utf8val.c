@@ -158,7 +158,8 @@ static unsigned long long display_column(const unsigned char *s, size_t n,
 
 /*
  * The bytes of the character that the text @s[0, @n) leaves open at its
- * end, if any (text already checked: a first byte says the length).
+ * end, if any, as its first byte says (in text not checked, an invalid
+ * one may be taken for it).
  */
 static size_t open_tail(const unsigned char *s, size_t n)
 {
@@ -200,13 +201,57 @@ static void advance(struct input *in, const unsigned char *s, size_t n)
 	in->tracked += n;
 }
 
+static void print_hex(FILE *f, const unsigned char *s, size_t len)
+{
+	while (len--)
+		fprintf(f, "\\x%02x", *s++);
+}
+
+/*
+ * Bytes in a kv or gnu record or a message, which must stay one line of
+ * UTF-8: control bytes, "\", @also and the bytes that are not UTF-8 as
+ * \xHH.
+ */
+static void print_escaped(FILE *f, const unsigned char *s, size_t len,
+			  int also)
+{
+	size_t i = 0, end, bad;
+	struct utf8val_result r;
+
+	while (i < len) {
+		utf8val_validate(s + i, len - i, 0, &r);
+		end = i + r.valid_up_to;
+		for (; i < end; i++) {
+			if (s[i] < 0x20 || s[i] == 0x7f || s[i] == '\\' ||
+			    s[i] == also)
+				fprintf(f, "\\x%02x", s[i]);
+			else
+				putc(s[i], f);
+		}
+		bad = r.error ? r.error_len : 0;
+		print_hex(f, s + i, bad);
+		i += bad;
+	}
+}
+
+/*
+ * A message about the input or file @name on standard error, after the
+ * reports before it, the name escaped as in the reports.
+ */
+static void say(const struct options *opt, const char *name, const char *why)
+{
+	fflush(stdout);
+	if (opt->no_messages)
+		return;
+	fprintf(stderr, "%s: ", progname);
+	print_escaped(stderr, (const unsigned char *)name, strlen(name), 0);
+	fprintf(stderr, ": %s\n", why);
+}
+
 /* Reading @in failed: say why, and check no more of it. */
 static void input_failed(struct input *in, const char *why)
 {
-	fflush(stdout);		/* the reports before it, in order */
-	if (!in->opt->no_messages)
-		fprintf(stderr, "%s: %s: %s\n", progname,
-			in->name ? in->name : "-", why);
+	say(in->opt, in->name ? in->name : "-", why);
 	in->failed = why;
 	in->stopped = true;
 }
@@ -287,40 +332,9 @@ static void json_string(const char *s)
 	json_bytes((const unsigned char *)s, strlen(s));
 }
 
-static void print_hex(const unsigned char *s, size_t len)
-{
-	while (len--)
-		printf("\\x%02x", *s++);
-}
-
-/*
- * Bytes in a kv or gnu record, which must stay one line of UTF-8:
- * control bytes, "\", @also and the bytes that are not UTF-8 as \xHH.
- */
-static void print_escaped(const unsigned char *s, size_t len, int also)
-{
-	size_t i = 0, end, bad;
-	struct utf8val_result r;
-
-	while (i < len) {
-		utf8val_validate(s + i, len - i, 0, &r);
-		end = i + r.valid_up_to;
-		for (; i < end; i++) {
-			if (s[i] < 0x20 || s[i] == 0x7f || s[i] == '\\' ||
-			    s[i] == also)
-				printf("\\x%02x", s[i]);
-			else
-				putchar(s[i]);
-		}
-		bad = r.error ? r.error_len : 0;
-		print_hex(s + i, bad);
-		i += bad;
-	}
-}
-
 static void print_name(const char *name)
 {
-	print_escaped((const unsigned char *)name, strlen(name), 0);
+	print_escaped(stdout, (const unsigned char *)name, strlen(name), 0);
 }
 
 /* --color: Select Graphic Rendition @sgr, or back to plain with "". */
@@ -431,11 +445,7 @@ static void get_context(const struct input *in, const unsigned char *s,
 		c->after_len = nl - c->after;
 	} else if (c->after_len == want) {
 		/* cut: not inside a character */
-		for (i = c->after_len; i > 0 && c->after_len - i < UTF8VAL_MAX_SEQ - 1 &&
-		     continuation(c->after[i - 1]); i--)
-			;
-		if (i > 0 && c->after[i - 1] >= 0xc0)
-			c->after_len = i - 1;
+		c->after_len -= open_tail(c->after, c->after_len);
 	}
 	if (c->before_len && c->before[c->before_len - 1] == '\r')
 		c->before_len--;	/* (a CRLF line's end) */
@@ -445,11 +455,13 @@ static void get_context(const struct input *in, const unsigned char *s,
 
 static void print_context(const struct options *opt, const struct context *c)
 {
+	size_t i;
+
 	if (opt->format == FORMAT_JSON) {
 		printf(",\"context\":{\"before\":");
 		json_bytes(c->before, c->before_len);
 		printf(",\"bad\":\"");
-		for (size_t i = 0; i < c->bad_len; i++)
+		for (i = 0; i < c->bad_len; i++)
 			printf("%02x", c->bad[i]);
 		printf("\",\"after\":");
 		json_bytes(c->after, c->after_len);
@@ -457,13 +469,13 @@ static void print_context(const struct options *opt, const struct context *c)
 		return;
 	}
 	printf("  context: \"");
-	print_escaped(c->before, c->before_len, '"');
+	print_escaped(stdout, c->before, c->before_len, '"');
 	printf("\" ");
 	paint(opt, SGR_ERROR);
-	print_hex(c->bad, c->bad_len);
+	print_hex(stdout, c->bad, c->bad_len);
 	paint(opt, SGR_PLAIN);
 	printf(" \"");
-	print_escaped(c->after, c->after_len, '"');
+	print_escaped(stdout, c->after, c->after_len, '"');
 	printf("\"\n");
 }
 
@@ -815,14 +827,6 @@ static int check_name(const char *path, const struct options *opt)
 	return bad;
 }
 
-/* A message about a name, after the reports before it. */
-static void say(const struct options *opt, const char *what, const char *why)
-{
-	fflush(stdout);
-	if (!opt->no_messages)
-		fprintf(stderr, "%s: %s: %s\n", progname, what, why);
-}
-
 static bool matches(const char *base, const char *const *globs, int n)
 {
 	int i;
@@ -873,14 +877,6 @@ static int check_file(const char *path, const struct options *opt)
 	return check_and_list(path, opt);
 }
 
-static void walk_failed(const struct options *opt, const FTSENT *e,
-			const char *why)
-{
-	fflush(stdout);
-	if (!opt->no_messages)
-		fprintf(stderr, "%s: %s: %s\n", progname, e->fts_path, why);
-}
-
 static int by_name(const FTSENT **a, const FTSENT **b)
 {
 	return strcmp((*a)->fts_name, (*b)->fts_name);
@@ -921,13 +917,13 @@ static int walk(const char *dir, const struct options *opt)
 				rc = check_name(e->fts_path, opt);
 			break;
 		case FTS_DC:
-			walk_failed(opt, e, "a directory loop (skipped)");
+			say(opt, e->fts_path, "a directory loop (skipped)");
 			rc = 2;
 			break;
 		case FTS_DNR:
 		case FTS_ERR:
 		case FTS_NS:
-			walk_failed(opt, e, strerror(e->fts_errno));
+			say(opt, e->fts_path, strerror(e->fts_errno));
 			rc = 2;
 			break;
 		case FTS_SLNONE:
@@ -935,7 +931,7 @@ static int walk(const char *dir, const struct options *opt)
 				rc = check_file(e->fts_path, opt);
 				break;
 			}
-			walk_failed(opt, e, "a symbolic link to nothing");
+			say(opt, e->fts_path, "a symbolic link to nothing");
 			rc = 2;
 			break;
 		case FTS_F:
