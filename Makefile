@@ -6,6 +6,8 @@
 #   make modules       utf8val.ko and the sample client, against KDIR
 #   make lib           build/libutf8val.a, the core for user space
 #   make test          host tests in every variant (see VARIANTS)
+#   make check         the package build's tests: the plain variant's
+#                      (the exhaustive test quick) and the command as built
 #   make bench         throughput and instructions-per-byte table
 #   make fuzz          libFuzzer differential run for FUZZ_SECONDS
 #   make freestanding  proof that the core needs no libc
@@ -106,7 +108,7 @@ KDIR		?= /lib/modules/$(shell uname -r)/build
 VERSION		:= $(shell sed -n 's/^\#define UTF8VAL_VERSION_STRING[^"]*"\(.*\)"/\1/p' utf8val.h)
 SOMAJOR		:= $(firstword $(subst ., ,$(VERSION)))
 
-.PHONY: all modules lib test test-build core-tests bench bench-arm64 fuzz freestanding cli utf8names bpf clean \
+.PHONY: all modules lib test check test-build core-tests bench bench-arm64 fuzz freestanding cli utf8names bpf clean \
 	install install-utf8names uninstall
 all: lib cli
 
@@ -190,6 +192,13 @@ test-build: core-tests
 test: test-build freestanding cli
 	scripts/run-host-tests $(BUILD) $(VARIANTS)
 
+# dh_auto_test's: what make test runs, less the sanitizer and kernel-flags
+# builds and the exhaustive test's long form, for the library and the
+# command as the package ships them.
+check: $(addprefix $(BUILD)/host/,$(TESTS)) $(BUILD)/kchunks/test_kernel_chunks 		$(BUILD)/header_check $(BUILD)/header_check_cxx freestanding cli
+	UTF8VAL_QUICK=1 LD_LIBRARY_PATH=$(abspath $(BUILD)) \
+		scripts/run-host-tests $(BUILD) host
+
 # --- the core without libc -------------------------------------------------
 # Only the compiler's own freestanding headers; no symbol may stay undefined.
 FREESTANDING	:= -fno-pie -nostdlib -nostdinc -isystem $(shell $(CC) -print-file-name=include)
@@ -202,9 +211,13 @@ $(BUILD)/freestanding/utf8val_core.o: $(CORE_SRC) $(CORE_HDR) $(TARGET_STAMP)
 $(eval $(call vec_rules,freestanding,$(KERNEL_CFLAGS) $(FREESTANDING)))
 
 # --- command-line validator -------------------------------------------------
+# linked to the static library, so that it runs wherever it is copied;
+# CLI_LINK=shared links libutf8val.so.1, as the Debian package does.
+CLI_LINK	?= static
+CLI_LIBS	:= $(if $(filter shared,$(CLI_LINK)),-L$(BUILD) -lutf8val,$(BUILD)/libutf8val.a)
 cli: $(BUILD)/utf8val
-$(BUILD)/utf8val: tools/utf8val.c $(CORE_HDR) $(BUILD)/libutf8val.a
-	$(CC) $(INSTALLED_CFLAGS) -I. $(LDFLAGS) -o $@ $< $(BUILD)/libutf8val.a
+$(BUILD)/utf8val: tools/utf8val.c $(CORE_HDR) $(BUILD)/libutf8val.a $(LIB_SO)
+	$(CC) $(INSTALLED_CFLAGS) -I. $(LDFLAGS) -o $@ $< $(CLI_LIBS)
 
 # --- BPF: the sample and the kfuncs' test -----------------------------------
 # samples/bpf/utf8names: a BPF LSM policy (clang -target bpf, CO-RE) in a
@@ -241,7 +254,7 @@ $(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
 UTF8NAMES_STATIC ?= -static
 $(BUILD)/utf8names: $(UTF8NAMES)/utf8names.c $(UTF8NAMES)/utf8names.h \
 		$(BUILD)/bpf/utf8names.skel.h $(BUILD)/libutf8val.a
-	$(CC) $(HOST_CFLAGS) $(UTF8NAMES_STATIC) -I. -I$(UTF8NAMES) -I$(BUILD)/bpf -o $@ $< \
+	$(CC) $(INSTALLED_CFLAGS) $(UTF8NAMES_STATIC) -I. -I$(UTF8NAMES) -I$(BUILD)/bpf -o $@ $< \
 		$(BUILD)/libutf8val.a $(BPF_USER_FLAGS) $(LDFLAGS) $(BPF_LIBS)
 $(BUILD)/kfuncs_test: selftests/bpf/kfuncs_test.c selftests/bpf/kfuncs.h \
 		$(BUILD)/bpf/kfuncs.skel.h selftests/dev_model.c selftests/dev_model.h \
@@ -256,6 +269,7 @@ SBINDIR		?= $(PREFIX)/sbin
 LIBDIR		?= $(PREFIX)/lib
 INCLUDEDIR	?= $(PREFIX)/include
 MANDIR		?= $(PREFIX)/share/man
+COMPLETIONDIR	?= $(PREFIX)/share/bash-completion/completions
 PKGCONFIGDIR	?= $(LIBDIR)/pkgconfig
 MANPAGES	:= Documentation/man/utf8val.1 Documentation/man/utf8val.3 \
 		   Documentation/man/utf8val.4
@@ -274,8 +288,9 @@ install: lib cli
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) \
 		$(DESTDIR)$(INCLUDEDIR)/linux $(DESTDIR)$(PKGCONFIGDIR) \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 \
-		$(DESTDIR)$(MANDIR)/man4
+		$(DESTDIR)$(MANDIR)/man4 $(DESTDIR)$(COMPLETIONDIR)
 	$(INSTALL) -m 755 $(BUILD)/utf8val $(DESTDIR)$(BINDIR)/utf8val
+	$(INSTALL) -m 644 tools/utf8val.bash $(DESTDIR)$(COMPLETIONDIR)/utf8val
 	$(INSTALL) -m 644 utf8val.h $(DESTDIR)$(INCLUDEDIR)/utf8val.h
 	$(INSTALL) -m 644 uapi/linux/utf8val.h $(DESTDIR)$(INCLUDEDIR)/linux/utf8val.h
 	$(INSTALL) -m 644 $(BUILD)/libutf8val.a $(DESTDIR)$(LIBDIR)/libutf8val.a
@@ -298,7 +313,8 @@ install-utf8names: $(BUILD)/utf8names
 
 uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/utf8names $(DESTDIR)$(MANDIR)/man8/utf8names.8
-	rm -f $(DESTDIR)$(BINDIR)/utf8val $(DESTDIR)$(INCLUDEDIR)/utf8val.h \
+	rm -f $(DESTDIR)$(BINDIR)/utf8val $(DESTDIR)$(COMPLETIONDIR)/utf8val \
+	      $(DESTDIR)$(INCLUDEDIR)/utf8val.h \
 	      $(DESTDIR)$(INCLUDEDIR)/linux/utf8val.h \
 	      $(DESTDIR)$(LIBDIR)/libutf8val.a \
 	      $(DESTDIR)$(LIBDIR)/libutf8val.so.$(VERSION) \

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0 OR MIT
 #
 # The Debian packages, as a user gets them: dpkg-buildpackage builds
-# libutf8val1, libutf8val-dev, utf8val, utf8names and utf8val-dkms; lintian finds
-# nothing; each holds what it should; the user-space ones install on this
+# libutf8val1, libutf8val-dev, utf8val, utf8names, utf8val-dkms and
+# utf8val-doc, running the host tests (make check); lintian finds nothing,
+# even pedantic; each holds what it should; the user-space ones install on this
 # machine (and are purged again), where a program builds against them with
 # pkg-config; and DKMS builds the module from utf8val-dkms's source
 # against a Debian kernel's headers, in private trees, and through apt
@@ -29,10 +30,19 @@ mkdir -p "$work/utf8val-$version"
 git -C "$top" ls-files -z --cached --others --exclude-standard |
 	(cd "$top" && xargs -0 cp --parents -t "$work/utf8val-$version")
 out=$(cd "$work/utf8val-$version" && dpkg-buildpackage -us -uc -b 2>&1)
-result $? "dpkg-buildpackage -us -uc -b builds the five packages" "$out"
+result $? "dpkg-buildpackage -us -uc -b builds the six packages" "$out"
+ran=$(grep -c '^ok - ' <<<"$out")
+result "$([ "$ran" -gt 150 ] && ! grep -q '^not ok' <<<"$out"; echo $?)" \
+	"the package build ran the host tests: $ran passed, none failed" \
+	"$(grep -e '^not ok' -e '^# ---- ' <<<"$out")"
 
-out=$(lintian --fail-on error,warning --info "$work"/utf8val_"${version}"_"$arch".changes 2>&1)
-result $? "lintian finds no error or warning" "$out"
+# (but for lintian's word on running as root)
+out=$(lintian --fail-on error,warning,info,pedantic,experimental -I -E --pedantic \
+	"$work"/utf8val_"${version}"_"$arch".changes 2>&1)
+rc=$?
+out=$(grep -v '^running with root privileges is not recommended!$' <<<"$out")
+result "$([ $rc -eq 0 ] && [ -z "$out" ]; echo $?)" \
+	"lintian -I -E --pedantic says nothing" "$out"
 
 contents() {	# contents PACKAGE: the files in its .deb, docs aside
 	local deb
@@ -55,10 +65,23 @@ expect libutf8val-dev "/usr/include/linux/utf8val.h
 /usr/lib/$triplet/pkgconfig/utf8val.pc
 /usr/share/man/man3/utf8val.3.gz"
 expect utf8val "/usr/bin/utf8val
+/usr/share/bash-completion/completions/utf8val
 /usr/share/man/man1/utf8val.1.gz"
+needed=$(dpkg-deb --fsys-tarfile "$work"/utf8val_"$version"_"$arch".deb |
+	tar -xO ./usr/bin/utf8val >"$work/utf8val.bin" &&
+	readelf -d "$work/utf8val.bin" | sed -n 's/.*NEEDED.*\[\(.*\)\]/\1/p' | sort | tr '\n' ' ')
+depends=$(dpkg-deb -f "$work"/utf8val_"$version"_"$arch".deb Depends)
+result "$([[ $needed == *libutf8val.so.1* ]] && [[ $depends == *"libutf8val1 (>= "* ]]; echo $?)" \
+	"the command links libutf8val.so.1, and utf8val depends on libutf8val1" \
+	"NEEDED: $needed; Depends: $depends"
+doc=$(dpkg-deb -c "$work"/utf8val-doc_"$version"_all.deb | awk '{ print $6 }' | grep 'rst')
+# (dh_installdocs puts a -doc package's files in the source's folder)
+result "$([ "$doc" = ./usr/share/doc/utf8val/utf8val.rst.gz ]; echo $?)" \
+	"utf8val-doc holds utf8val.rst, where the manuals say" "$doc"
 expect utf8names "/etc/utf8names.conf
 /lib/systemd/system/utf8names.service
 /usr/sbin/utf8names
+/usr/share/lintian/overrides/utf8names
 /usr/share/man/man8/utf8names.8.gz"
 dkms_files=$(cd "$top" && printf '%s\n' $(scripts/module-files) \
 	samples/utf8val_client.c dkms.conf | sed "s|^|/usr/src/utf8val-$version/|")

@@ -14,9 +14,16 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 dest=$work/root
+# a make of its own, not one with the variables of a make that runs this
+# test (the package build's make check exports LIBDIR, CLI_LINK, ...)
+fresh_make() {
+	env -i PATH="$PATH" HOME="${HOME:-/}" make "$@"
+}
 
 
-out=$(make -s -C "$top" install DESTDIR="$dest" PREFIX=/usr 2>&1)
+# a build directory of its own: the tree's build/ may hold a package
+# build's objects (dh_auto_test runs this), which it must not replace
+out=$(fresh_make -s -C "$top" install BUILD="$work/build" DESTDIR="$dest" PREFIX=/usr 2>&1)
 result $? "make install DESTDIR=... PREFIX=/usr" "$out"
 
 want="usr/bin/utf8val
@@ -27,11 +34,12 @@ usr/lib/libutf8val.so
 usr/lib/libutf8val.so.1
 usr/lib/libutf8val.so.1.1.0
 usr/lib/pkgconfig/utf8val.pc
+usr/share/bash-completion/completions/utf8val
 usr/share/man/man1/utf8val.1
 usr/share/man/man3/utf8val.3
 usr/share/man/man4/utf8val.4"
 got=$(cd "$dest" && find . ! -type d | sed 's|^\./||' | sort)
-result "$([ "$got" = "$want" ]; echo $?)" "exactly the headers, both libraries, the .pc file, the command and three manuals" \
+result "$([ "$got" = "$want" ]; echo $?)" "exactly the headers, both libraries, the .pc file, the command, its bash completion and three manuals" \
 	"$(diff <(echo "$want") <(echo "$got"))"
 
 soname=$(readelf -d "$dest/usr/lib/libutf8val.so.1.1.0" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
@@ -116,7 +124,7 @@ warn=$(for m in 1 3 4; do
 done)
 result "$([ -z "$warn" ]; echo $?)" "the manuals render without a warning (man --warnings)" "$warn"
 
-out=$(make -s -C "$top" uninstall DESTDIR="$dest" PREFIX=/usr 2>&1)
+out=$(fresh_make -s -C "$top" uninstall BUILD="$work/build" DESTDIR="$dest" PREFIX=/usr 2>&1)
 left=$(cd "$dest" && find . ! -type d)
 result "$([ -z "$left" ] && [ -z "$out" ]; echo $?)" "make uninstall removes every file" "$out$left"
 
