@@ -217,7 +217,7 @@ CLI_LINK	?= static
 CLI_LIBS	:= $(if $(filter shared,$(CLI_LINK)),-L$(BUILD) -lutf8val,$(BUILD)/libutf8val.a)
 cli: $(BUILD)/utf8val
 $(BUILD)/utf8val: tools/utf8val.c $(CORE_HDR) $(BUILD)/libutf8val.a $(LIB_SO)
-	$(CC) $(INSTALLED_CFLAGS) -I. $(LDFLAGS) -o $@ $< $(CLI_LIBS)
+	$(CC) $(INSTALLED_CFLAGS) -pthread -I. $(LDFLAGS) -o $@ $< $(CLI_LIBS)
 
 # --- BPF: the sample and the kfuncs' test -----------------------------------
 # samples/bpf/utf8names: a BPF LSM policy (clang -target bpf, CO-RE) in a

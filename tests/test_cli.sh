@@ -524,6 +524,27 @@ printf '\xff' >"$tree/big/57/f42"
 got=$("$cli" -rl "$tree/big"; echo "status $?")
 result "-r over 10000 files finds the one that is not UTF-8" "$tree/big/57/f42
 status 1" "$got"
+# -l and -q check the files of a walk on every CPU: the answers and the
+# messages come in the walk's order all the same, as on one CPU.
+for i in $(seq 0 39); do
+	mkdir -p "$tree/par/$i/d"
+	for j in $(seq 0 49); do
+		if [ $(( (i * 50 + j) % 7 )) -eq 0 ]; then
+			printf 'x\xff' >"$tree/par/$i/f$j"
+		else
+			printf 'ok' >"$tree/par/$i/f$j"
+		fi
+	done
+	ln -s nowhere "$tree/par/$i/dangling"
+	ln -s .. "$tree/par/$i/d/up"
+done
+many=$("$cli" -Rl "$tree/par" 2>&1; echo "status $?")
+one=$(taskset -c 0 "$cli" -Rl "$tree/par" 2>&1; echo "status $?")
+result "-R -l on every CPU: 286 names and 80 messages in the order one CPU gives" \
+	"286 80 $one" "$(grep -c "^$tree" <<<"$many") $(grep -c '^utf8val: ' <<<"$many") $many"
+many=$("$cli" -Rli "$tree/par" 2>&1 | md5sum; "$cli" -Rq "$tree/par" 2>&1 | md5sum; echo "status ${PIPESTATUS[0]}")
+one=$(taskset -c 0 "$cli" -Rli "$tree/par" 2>&1 | md5sum; taskset -c 0 "$cli" -Rq "$tree/par" 2>&1 | md5sum; echo "status ${PIPESTATUS[0]}")
+result "-R -l -i and -R -q on every CPU: as on one" "$one" "$many"
 rm -rf "$tree"
 check "--binary-files with another value is a usage error" "utf8val: --binary-files takes without-match or text, not 'binary'
 Try 'utf8val --help' for more information." 2 '' --binary-files=binary

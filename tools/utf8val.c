@@ -18,6 +18,8 @@
 #include <fts.h>
 #include <getopt.h>
 #include <locale.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -62,10 +64,18 @@ struct position {
 	unsigned long long display;	/* --format=gnu: GCC's display columns */
 };
 
+/* What checking an input needs of its own, one per thread. */
+struct scratch {
+	unsigned char buf[CARRY_MAX + CHUNK];
+	bool hold;		/* keep a failure's message back ... */
+	const char *held;	/* ... here, for the walk to say in order */
+};
+
 /* One input being checked. */
 struct input {
 	const char *name;		/* as given; NULL for standard input */
 	const struct options *opt;
+	struct scratch *scratch;
 	int fd;
 	off_t start;			/* file offset of byte 0, if @reread */
 	bool reread;			/* a regular file: count lines later */
@@ -251,7 +261,10 @@ static void say(const struct options *opt, const char *name, const char *why)
 /* Reading @in failed: say why, and check no more of it. */
 static void input_failed(struct input *in, const char *why)
 {
-	say(in->opt, in->name ? in->name : "-", why);
+	if (in->scratch->hold)
+		in->scratch->held = why;
+	else
+		say(in->opt, in->name ? in->name : "-", why);
 	in->failed = why;
 	in->stopped = true;
 }
@@ -696,7 +709,7 @@ static void chunk_tail_position(struct input *in, const unsigned char *s,
 
 static int check_stream(struct input *in, int fd)
 {
-	static unsigned char buf[CARRY_MAX + CHUNK];
+	unsigned char *buf = in->scratch->buf;
 	unsigned long long base = 0;	/* offset of buf[0] */
 	size_t have = 0;		/* carried bytes at buf[0] */
 	bool eof = false;
@@ -736,19 +749,24 @@ static bool is_output(const struct stat *st, const struct options *opt)
 	       st->st_ino == opt->out.st_ino;
 }
 
-static int check_input(const char *name, const struct options *opt)
+static int check_input(const char *name, const struct options *opt,
+		       struct scratch *scratch)
 {
 	struct input in = {
 		.name = name,
 		.opt = opt,
+		.scratch = scratch,
 		.pos = { 1, 0 },
 	};
-	int fd = name && strcmp(name, "-") ? open(name, O_RDONLY) : 0;
+	bool named = name && strcmp(name, "-");
+	int fd = named ? open(name, O_RDONLY) : 0;
+	/* whether standard output is the file, or a report needs lines */
+	bool need_stat = !named || opt->out_is_file || needs_position(opt);
 	const char *why = NULL;
-	struct stat st;
+	struct stat st = { 0 };
 	int rc;
 
-	if (fd < 0 || fstat(fd, &st))
+	if (fd < 0 || (need_stat && fstat(fd, &st)))
 		why = strerror(errno);
 	else if (is_output(&st, opt))
 		why = "input file is output file";
@@ -761,7 +779,7 @@ static int check_input(const char *name, const struct options *opt)
 		return 2;
 	}
 	in.fd = fd;
-	in.start = lseek(fd, 0, SEEK_CUR);
+	in.start = named ? 0 : lseek(fd, 0, SEEK_CUR);
 	in.reread = S_ISREG(st.st_mode) && in.start >= 0;
 	rc = check_stream(&in, fd);
 	if (fd)
@@ -771,15 +789,23 @@ static int check_input(const char *name, const struct options *opt)
 	return in.first.error != UTF8VAL_OK;
 }
 
+/* With -l, @name if @rc (check_input()'s) makes it one to list. */
+static void list(const char *name, int rc, const struct options *opt)
+{
+	if (opt->list && rc < 2 && (rc == 0) == opt->invert)
+		printf("%s%c", name && strcmp(name, "-") ? name : "(standard input)",
+		       opt->null ? '\0' : '\n');
+}
+
+/* The main thread's scratch space. */
+static struct scratch scratch;
+
 /* check_input(), and with -l the name if it is one to list. */
 static int check_and_list(const char *name, const struct options *opt)
 {
-	int rc = check_input(name, opt);
-	bool valid = rc == 0;
+	int rc = check_input(name, opt, &scratch);
 
-	if (opt->list && rc < 2 && valid == opt->invert)
-		printf("%s%c", name && strcmp(name, "-") ? name : "(standard input)",
-		       opt->null ? '\0' : '\n');
+	list(name, rc, opt);
 	return rc;
 }
 
@@ -849,17 +875,16 @@ static bool wanted(const char *path, const struct options *opt)
 }
 
 /* grep's rule for a binary file: a NUL byte in its first 32 KiB. */
-static bool looks_binary(const char *path)
+static bool looks_binary(const char *path, struct scratch *scratch)
 {
-	static char block[32 << 10];
 	int fd = open(path, O_RDONLY);
 	ssize_t n;
 
 	if (fd < 0)
 		return false;	/* checking it says why */
-	n = read(fd, block, sizeof(block));
+	n = read(fd, scratch->buf, 32 << 10);
 	close(fd);
-	return n > 0 && memchr(block, '\0', n);
+	return n > 0 && memchr(scratch->buf, '\0', n);
 }
 
 /*
@@ -872,9 +897,184 @@ static int check_file(const char *path, const struct options *opt)
 		return 0;
 	if (opt->names)
 		return check_name(path, opt);
-	if (opt->skip_binary && looks_binary(path))
+	if (opt->skip_binary && looks_binary(path, &scratch))
 		return 0;
 	return check_and_list(path, opt);
+}
+
+/*
+ * -r with -l or -q, where a file's answer is a name or nothing: the files
+ * are checked on every CPU (opening, reading and closing 90000 small
+ * files is system time a single thread waits out), and the answers and
+ * the messages given in the walk's order, as one thread would.
+ */
+#define POOL_JOBS	1024
+#define POOL_THREADS	8
+
+struct job {
+	char *path;		/* the file */
+	const char *why;	/* the message to say about it, or NULL */
+	int rc;
+	bool done;
+};
+
+static struct pool {
+	pthread_mutex_t lock;
+	pthread_cond_t work, done;	/* to start; answered */
+	struct job ring[POOL_JOBS];
+	unsigned long said;	/* jobs before it said, in order */
+	unsigned long started;	/* jobs before it taken by a worker */
+	unsigned long queued;	/* jobs before it in the ring */
+	bool closing;
+	int idle;		/* workers waiting for work */
+	bool waiting;		/* the walk waits for an answer */
+	const struct options *opt;
+	int status;		/* the worst answer said */
+	int threads;
+	pthread_t tid[POOL_THREADS];
+} pool = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.work = PTHREAD_COND_INITIALIZER,
+	.done = PTHREAD_COND_INITIALIZER,
+};
+
+static void *pool_worker(void *arg)
+{
+	struct scratch *scratch = arg;
+	const struct options *opt = pool.opt;
+	struct job *j;
+
+	pthread_mutex_lock(&pool.lock);
+	for (;;) {
+		while (!pool.closing && pool.started == pool.queued) {
+			pool.idle++;
+			pthread_cond_wait(&pool.work, &pool.lock);
+			pool.idle--;
+		}
+		if (pool.started == pool.queued)
+			break;
+		j = &pool.ring[pool.started++ % POOL_JOBS];
+		if (j->done)	/* a message: nothing to check */
+			continue;
+		pthread_mutex_unlock(&pool.lock);
+		scratch->hold = true;
+		scratch->held = NULL;
+		j->rc = opt->skip_binary && looks_binary(j->path, scratch) ? 0 :
+			check_input(j->path, opt, scratch);
+		j->why = scratch->held;
+		pthread_mutex_lock(&pool.lock);
+		j->done = true;
+		if (pool.waiting)	/* (a wake-up is a system call) */
+			pthread_cond_signal(&pool.done);
+	}
+	pthread_mutex_unlock(&pool.lock);
+	return scratch;
+}
+
+/* Say the answers that are ready, in order; with @pool.lock held. */
+static void pool_say(void)
+{
+	struct job *j;
+
+	while (pool.said < pool.queued &&
+	       (j = &pool.ring[pool.said % POOL_JOBS])->done) {
+		if (j->why)
+			say(pool.opt, j->path, j->why);
+		else
+			list(j->path, j->rc, pool.opt);
+		if (j->rc > pool.status)
+			pool.status = j->rc;
+		free(j->path);
+		pool.said++;
+	}
+}
+
+/* Wait for a worker to answer; with @pool.lock held. */
+static void pool_wait(void)
+{
+	pool.waiting = true;
+	pthread_cond_wait(&pool.done, &pool.lock);
+	pool.waiting = false;
+}
+
+/*
+ * Start the workers, one per CPU it may run on up to POOL_THREADS: false
+ * if that is one, or none starts (the walk then checks each file itself).
+ */
+static bool pool_start(const struct options *opt)
+{
+	struct scratch *scratch;
+	cpu_set_t set;
+	int cpus;
+
+	cpus = sched_getaffinity(0, sizeof(set), &set) ? 1 : CPU_COUNT(&set);
+	if (cpus < 2 || !(opt->list || opt->quiet) || opt->names)
+		return false;
+	pool.opt = opt;
+	pool.status = 0;
+	pool.closing = false;
+	for (pool.threads = 0; pool.threads < cpus &&
+	     pool.threads < POOL_THREADS; pool.threads++) {
+		scratch = malloc(sizeof(*scratch));
+		if (!scratch)
+			break;
+		if (pthread_create(&pool.tid[pool.threads], NULL, pool_worker,
+				   scratch)) {
+			free(scratch);
+			break;
+		}
+	}
+	return pool.threads > 0;
+}
+
+/*
+ * A file for the workers to check (@path), or a message about one
+ * (@path, @why; @rc the status it means), after what came before it.
+ */
+static void pool_add(const char *path, const char *why, int rc)
+{
+	struct job *j;
+	char *copy = strdup(path);
+
+	if (!copy) {
+		perror(progname);
+		exit(2);
+	}
+	pthread_mutex_lock(&pool.lock);
+	while (pool.queued - pool.said == POOL_JOBS) {
+		pool_say();
+		if (pool.queued - pool.said == POOL_JOBS)
+			pool_wait();
+	}
+	j = &pool.ring[pool.queued++ % POOL_JOBS];
+	*j = (struct job){ .path = copy, .why = why, .rc = rc, .done = !!why };
+	if (pool.idle)
+		pthread_cond_signal(&pool.work);
+	pool_say();
+	pthread_mutex_unlock(&pool.lock);
+}
+
+/* Wait for every answer, say them, end the workers: the worst status. */
+static int pool_end(void)
+{
+	void *scratch;
+	int i;
+
+	pthread_mutex_lock(&pool.lock);
+	for (;;) {
+		pool_say();
+		if (pool.said == pool.queued)
+			break;
+		pool_wait();
+	}
+	pool.closing = true;
+	pthread_cond_broadcast(&pool.work);
+	pthread_mutex_unlock(&pool.lock);
+	for (i = 0; i < pool.threads; i++) {
+		pthread_join(pool.tid[i], &scratch);
+		free(scratch);
+	}
+	return pool.status;
 }
 
 static int by_name(const FTSENT **a, const FTSENT **b)
@@ -894,6 +1094,7 @@ static int walk(const char *dir, const struct options *opt)
 	int how = FTS_NOCHDIR | (opt->recursive == 'R' ? FTS_LOGICAL :
 				 FTS_PHYSICAL | FTS_COMFOLLOW);
 	int status = 0, rc;
+	bool pooled;
 	FTSENT *e;
 	FTS *fts;
 
@@ -902,7 +1103,10 @@ static int walk(const char *dir, const struct options *opt)
 		say(opt, dir, strerror(errno));
 		return 2;
 	}
+	pooled = pool_start(opt);
 	for (;;) {
+		const char *why = NULL;
+
 		errno = 0;
 		e = fts_read(fts);
 		if (!e)
@@ -917,25 +1121,24 @@ static int walk(const char *dir, const struct options *opt)
 				rc = check_name(e->fts_path, opt);
 			break;
 		case FTS_DC:
-			say(opt, e->fts_path, "a directory loop (skipped)");
-			rc = 2;
+			why = "a directory loop (skipped)";
 			break;
 		case FTS_DNR:
 		case FTS_ERR:
 		case FTS_NS:
-			say(opt, e->fts_path, strerror(e->fts_errno));
-			rc = 2;
+			why = strerror(e->fts_errno);
 			break;
 		case FTS_SLNONE:
-			if (opt->names) {	/* a name all the same */
+			if (opt->names)	/* a name all the same */
 				rc = check_file(e->fts_path, opt);
-				break;
-			}
-			say(opt, e->fts_path, "a symbolic link to nothing");
-			rc = 2;
+			else
+				why = "a symbolic link to nothing";
 			break;
 		case FTS_F:
-			rc = check_file(e->fts_path, opt);
+			if (!pooled)
+				rc = check_file(e->fts_path, opt);
+			else if (wanted(e->fts_path, opt))
+				pool_add(e->fts_path, NULL, 0);
 			break;
 		case FTS_DP:	/* a directory again, after what it holds */
 			break;
@@ -944,13 +1147,24 @@ static int walk(const char *dir, const struct options *opt)
 				rc = check_file(e->fts_path, opt);
 			break;
 		}
+		if (why && pooled)
+			pool_add(e->fts_path, why, 2);
+		else if (why)
+			say(opt, e->fts_path, why);
+		if (why)
+			rc = 2;
 		if (rc > status)
 			status = rc;
 	}
-	if (errno) {
-		say(opt, dir, strerror(errno));
+	rc = errno;
+	if (rc && pooled)
+		pool_add(dir, strerror(rc), 2);
+	else if (rc)
+		say(opt, dir, strerror(rc));
+	if (rc)
 		status = 2;
-	}
+	if (pooled && (rc = pool_end()) > status)
+		status = rc;
 	fts_close(fts);
 	return status;
 }
