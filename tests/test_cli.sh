@@ -72,6 +72,8 @@ check "--json: a line for the error, one for the file" '{"type":"error","file":"
 check "--json --all: a line per error" '{"type":"error","file":"-","offset":1,"len":1,"error":"overlong","line":1,"column":2,"chars":1}
 {"type":"error","file":"-","offset":2,"len":1,"error":"continuation","line":1,"column":3,"chars":2}
 {"type":"file","file":"-","verdict":"invalid","bytes":1,"chars":1,"error_count":2}' 1 'a\xc0\xafb' --json --all
+check "--json: an input that ends inside a character was read to its end: not stopped" '{"type":"error","file":"-","offset":0,"len":2,"error":"incomplete","line":1,"column":1,"chars":0}
+{"type":"file","file":"-","verdict":"incomplete","bytes":2,"chars":0,"error_count":1}' 1 '\xe2\x82' --json
 check "--json, valid: one line" '{"type":"file","file":"-","verdict":"valid","bytes":3,"chars":2,"error_count":0}' 0 'a\xc3\xa9' --json
 check "--replace" "$(printf 'a\xef\xbf\xbd\xef\xbf\xbdb')" 1 'a\xc0\xafb' --replace
 check "--replace of valid input is the input" "$(printf 'caf\xc3\xa9')" 0 'caf\xc3\xa9' -S
@@ -467,7 +469,7 @@ Try 'utf8val --help' for more information." 2 '' --max-errors=$bad
 done
 check "--files-from with FILE operands is a usage error" "utf8val: no FILE beside --files-from: the list names them
 Try 'utf8val --help' for more information." 2 '' --files-from=- x
-check "--list with --json is a usage error" "utf8val: --list prints names, not a report: no --replace, --format or --quiet
+check "--list with --json is a usage error" "utf8val: --list prints names, not a report: no --replace, --format, --quiet or --max-errors
 Try 'utf8val --help' for more information." 2 '' -l --json
 
 # -r and -R: file trees as grep walks them, in name order
@@ -495,7 +497,7 @@ status 1" "$got"
 abs_cli=$(realpath "$cli")
 got=$(cd "$tree/d/sub" && "$abs_cli" -r --binary-files=without-match 2>&1; echo "status $?")
 result "-r without FILE: the current directory" \
-	"./b.txt: invalid bytes=4 chars=4 offset=4 len=1 error=bad-byte line=1 column=5
+	"b.txt: invalid bytes=4 chars=4 offset=4 len=1 error=bad-byte line=1 column=5
 status 1" "$got"
 got=$("$cli" -Rl --include='b.txt' "$tree/d" 2>&1; echo "status $?")
 result "-R: symbolic links followed, a loop reported and skipped, status 2" \
@@ -545,6 +547,101 @@ result "-R -l on every CPU: 286 names and 80 messages in the order one CPU gives
 many=$("$cli" -Rli "$tree/par" 2>&1 | md5sum; "$cli" -Rq "$tree/par" 2>&1 | md5sum; echo "status ${PIPESTATUS[0]}")
 one=$(taskset -c 0 "$cli" -Rli "$tree/par" 2>&1 | md5sum; taskset -c 0 "$cli" -Rq "$tree/par" 2>&1 | md5sum; echo "status ${PIPESTATUS[0]}")
 result "-R -l -i and -R -q on every CPU: as on one" "$one" "$many"
+# A file swapped for a link to a secret between the walk's look and its
+# open (a preloaded openat() does the swap): the link is not followed.
+cat >"$tree/swap.c" <<'C'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int swap(const char *sym, int dfd, const char *name, int flags,
+		va_list ap)
+{
+	int (*real)(int, const char *, int, ...) = dlsym(RTLD_NEXT, sym);
+	int mode = va_arg(ap, int);
+
+	if (!strcmp(name, "victim")) {
+		unlinkat(dfd, "victim", 0);
+		symlinkat(getenv("SECRET"), dfd, "victim");
+	}
+	return real(dfd, name, flags, mode);
+}
+
+int openat(int dfd, const char *name, int flags, ...)
+{
+	va_list ap;
+	int fd;
+
+	va_start(ap, flags);
+	fd = swap("openat", dfd, name, flags, ap);
+	va_end(ap);
+	return fd;
+}
+
+int openat64(int dfd, const char *name, int flags, ...)
+{
+	va_list ap;
+	int fd;
+
+	va_start(ap, flags);
+	fd = swap("openat64", dfd, name, flags, ap);
+	va_end(ap);
+	return fd;
+}
+C
+mkdir "$tree/race"
+printf 'hunter2 \377' >"$tree/secret"
+printf 'harmless' >"$tree/race/victim"
+if gcc -Wall -Werror -shared -fPIC -o "$tree/swap.so" "$tree/swap.c" -ldl; then
+	got=$(SECRET=$tree/secret LD_PRELOAD=$tree/swap.so "$cli" -r --context "$tree/race" 2>&1; echo "status $?")
+	result "-r: a file swapped for a symbolic link after the walk saw it is not followed" \
+		"utf8val: $tree/race/victim: Too many levels of symbolic links
+status 2" "$got"
+else
+	result "-r: the swap test's helper builds (gcc)" "built" "not built"
+fi
+# A FIFO named with --binary-files: sniffed and checked through one open.
+mkfifo "$tree/fifo"
+python3 -c 'import sys; sys.stdout.buffer.write(b"a" * 50000 + b"\xff" + b"b" * 50000)' >"$tree/fifo" &
+got=$("$cli" -r --binary-files=without-match "$tree/fifo" 2>&1; echo "status $?")
+wait
+result "--binary-files on a FIFO: nothing lost to the sniffing" \
+	"$tree/fifo: invalid bytes=50000 chars=50000 offset=50000 len=1 error=bad-byte line=1 column=50001
+status 1" "$got"
+# Deeper than PATH_MAX: the walk goes by directory, not by full path.
+python3 - "$tree/deep" <<'PY'
+import os, sys
+os.mkdir(sys.argv[1])
+fd = os.open(sys.argv[1], os.O_RDONLY)
+for i in range(30):
+    name = "d%d" % i + "x" * 200
+    os.mkdir(name, dir_fd=fd)
+    fd = os.open(name, os.O_RDONLY, dir_fd=fd)
+with open(os.open("bad", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd), "wb") as f:
+    f.write(b"\xff")
+PY
+got=$("$cli" -rl "$tree/deep" | tr '/' '\n' | tail -1; echo "status ${PIPESTATUS[0]}")
+result "-r deeper than PATH_MAX: the file at the bottom is checked" "bad
+status 1" "$got"
+# --include and --exclude apply to named files too, as in grep.
+printf '\377' >"$tree/x.txt"
+got=$("$cli" --exclude='*.txt' "$tree/x.txt"; echo "status $?")
+result "--exclude leaves out a named file too" "status 0" "$got"
+# A --files-from list that standard output appends to is refused.
+printf '%s\n' "$tree/x.txt" >"$tree/list"
+got=$(timeout 5 "$cli" -l -i --files-from="$tree/list" 2>&1 >>"$tree/list"; echo "status $? lines $(wc -l <"$tree/list")")
+result "--files-from: a list that is standard output is refused" \
+	"utf8val: $tree/list: input file is output file
+status 2 lines 1" "$got"
+# --names: the name of "dir/" is dir's.
+mkdir -p "$tree/$(printf 'd\377')/ok"
+got=$("$cli" --names "$tree/$(printf 'd\377')/ok/"; echo "status $?")
+result "--names: a trailing slash names the directory before it" "status 0" "$got"
 rm -rf "$tree"
 check "--binary-files with another value is a usage error" "utf8val: --binary-files takes without-match or text, not 'binary'
 Try 'utf8val --help' for more information." 2 '' --binary-files=binary
@@ -607,9 +704,9 @@ check "--context=N: characters that fit in N are kept" \
 	'\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xff\xc3\xa9\xc3\xa9\xc3\xa9' --context=4
 check "--context: quotes, backslashes, tabs and other errors escaped" \
 "invalid bytes=3 chars=3 offset=3 len=2 error=short line=1 column=4
-  context: \"\\x22\\x5c\\x09\" \\xe2\\x82 \"\\xc0 \\x0d\"
+  context: \"\\x22\\x5c\\x09\" \\xe2\\x82 \"\\xc0 \\x0d\\x0d\"
 invalid bytes=5 chars=4 offset=5 len=1 error=overlong line=1 column=5
-  context: \"\\x22\\x5c\\x09\\xe2\\x82\" \\xc0 \" \\x0d\"" 1 '"\\\t\xe2\x82\xc0 \r\r\n' -a --context
+  context: \"\\x22\\x5c\\x09\\xe2\\x82\" \\xc0 \" \\x0d\\x0d\"" 1 '"\\\t\xe2\x82\xc0 \r\r\n' -a --context
 check "--context in gnu format" \
 "<stdin>:1:3: error: bad-byte (1 byte) at byte 2
   context: \"ab\" \\xff \"cd\"" 1 'ab\xffcd' --context --format=gnu
@@ -620,6 +717,15 @@ for bad in 0 65 x -1 1x; do
 	check "--context=$bad is a usage error" "utf8val: --context takes a number of bytes from 1 to 64, not '$bad'
 Try 'utf8val --help' for more information." 2 '' --context=$bad
 done
+check "--context: a carriage return beside the error is shown" \
+"invalid bytes=3 chars=3 offset=3 len=1 error=bad-byte line=1 column=4
+  context: \"ab\\x0d\" \\xff \"\\x0dcd\"" 1 'ab\r\xff\rcd' --context
+check "--json=1 names the long option" "utf8val: option '--json' takes no argument
+Try 'utf8val --help' for more information." 2 '' --json=1
+check "--replace with --all is a usage error" "utf8val: --replace replaces every error: no --all or --max-errors
+Try 'utf8val --help' for more information." 2 '' -S -a
+check "--list with --max-errors is a usage error" "utf8val: --list prints names, not a report: no --replace, --format, --quiet or --max-errors
+Try 'utf8val --help' for more information." 2 '' -l --max-errors=2
 check "--context with --quiet is a usage error" "utf8val: --context shows errors: no --replace, --quiet or --list
 Try 'utf8val --help' for more information." 2 '' --context -q
 

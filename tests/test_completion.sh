@@ -56,6 +56,8 @@ check "utf8val --colour=a" "always auto "
 check "utf8val --binary-files=w" "without-match "
 check "utf8val --max-errors=" ""
 check "utf8val --context=" ""
+check "utf8val --color n" "notes.txt nothing.bin "
+check "utf8val --context no" "notes.txt nothing.bin "
 check "utf8val --exclude-dir=s" "src src2 "
 check "utf8val no" "notes.txt nothing.bin "
 check "utf8val -r s" "src src2 "
@@ -63,7 +65,7 @@ check "utf8val -r s" "src src2 "
 # (but --colour, the alias --color's text names)
 want=$("$cli" --help | grep -o -- '--[a-z0-9-]*' | grep -vx -- --colour |
 	sort -u | tr '\n' ' ')
-got=$(complete_line "utf8val --" | tr ' ' '\n' | sed 's/=$//' | grep . | sort -u | tr '\n' ' ')
-result "$([ "$got" = "$want" ]; echo $?)" "'utf8val --' offers every option --help names" \
+got=$(complete_line "utf8val --" | tr ' ' '\n' | sed 's/=$//' | grep . | sort | tr '\n' ' ')
+result "$([ "$got" = "$want" ]; echo $?)" "'utf8val --' offers every option --help names, once" \
 	"want: $want"$'\n'"got:  $got"
 tap_done

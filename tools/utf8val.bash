@@ -18,8 +18,14 @@ _utf8val()
 		return
 		;;
 	--color | --colour)
-		COMPREPLY=($(compgen -W 'auto always never' -- "$cur"))
-		return
+		# an optional value: "--color=WHEN"; "--color WHEN" is a FILE
+		if $split; then
+			COMPREPLY=($(compgen -W 'auto always never' -- "$cur"))
+			return
+		fi
+		;;
+	--context)
+		$split && return	# a number; "--context FILE" is a FILE
 		;;
 	--files-from)
 		_filedir
@@ -29,7 +35,7 @@ _utf8val()
 		_filedir -d
 		return
 		;;
-	--include | --exclude | --max-errors | --context | -h | --help | \
+	--include | --exclude | --max-errors | -h | --help | \
 	-V | --version)
 		return	# a glob, a number, or nothing after
 		;;

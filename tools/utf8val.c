@@ -15,7 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
-#include <fts.h>
+#include <dirent.h>
 #include <getopt.h>
 #include <locale.h>
 #include <pthread.h>
@@ -84,7 +84,8 @@ struct input {
 	unsigned long long chars;	/* so far, each error counting as one */
 	unsigned long long errors;
 	struct utf8val_result first;	/* the first error; the verdict */
-	bool stopped;			/* at the first error: not read to the end */
+	bool stopped;			/* at an error (or a failure): no more */
+	bool cut_short;			/* stopped with bytes left, or unseen */
 	const char *failed;		/* why reading it failed, or NULL */
 	/* --context: the bytes before the buffer, for an error at its start */
 	unsigned char history[CONTEXT_MAX];
@@ -460,10 +461,6 @@ static void get_context(const struct input *in, const unsigned char *s,
 		/* cut: not inside a character */
 		c->after_len -= open_tail(c->after, c->after_len);
 	}
-	if (c->before_len && c->before[c->before_len - 1] == '\r')
-		c->before_len--;	/* (a CRLF line's end) */
-	if (c->after_len && c->after[c->after_len - 1] == '\r')
-		c->after_len--;
 }
 
 static void print_context(const struct options *opt, const struct context *c)
@@ -579,7 +576,7 @@ static void report_end(const struct input *in, unsigned long long total)
 		json_record("file", in->name ? in->name : "-");
 		printf(",\"verdict\":\"%s\",\"bytes\":%llu,\"chars\":%llu,\"error_count\":%llu%s}\n",
 		       verdict_word(r->error), accepted(r, total), chars,
-		       in->errors, in->stopped ? ",\"stopped\":true" : "");
+		       in->errors, in->cut_short ? ",\"stopped\":true" : "");
 		break;
 	}
 }
@@ -676,6 +673,8 @@ static size_t check_chunk(struct input *in, const unsigned char *s,
 		     (opt->max_errors && in->errors >= opt->max_errors)) &&
 		    !opt->replace) {
 			in->stopped = true;
+			/* (not when the error took the last bytes there are) */
+			in->cut_short = !eof || done < len;
 			return len;
 		}
 	}
@@ -749,7 +748,24 @@ static bool is_output(const struct stat *st, const struct options *opt)
 	       st->st_ino == opt->out.st_ino;
 }
 
-static int check_input(const char *name, const struct options *opt,
+#define SKIPPED	(-1)	/* check_input(): not checked, not listed */
+
+/* grep's rule for a binary file: a NUL byte in its first 32 KiB. */
+static bool looks_binary(int fd, off_t start, struct scratch *scratch)
+{
+	ssize_t n = pread(fd, scratch->buf, 32 << 10, start);
+
+	return n > 0 && memchr(scratch->buf, '\0', n);
+}
+
+/*
+ * Check the input @name (NULL or "-": standard input), or the regular
+ * file a walk found there and opened as @fd (-1: open @name here), and
+ * close it. Returns 0 valid, 1 not, 2 unread, or SKIPPED: a file that
+ * --binary-files=without-match leaves out, or one a walk found that is
+ * no longer a regular file (nothing is said about those).
+ */
+static int check_input(const char *name, int fd, const struct options *opt,
 		       struct scratch *scratch)
 {
 	struct input in = {
@@ -758,18 +774,23 @@ static int check_input(const char *name, const struct options *opt,
 		.scratch = scratch,
 		.pos = { 1, 0 },
 	};
-	bool named = name && strcmp(name, "-");
-	int fd = named ? open(name, O_RDONLY) : 0;
-	/* whether standard output is the file, or a report needs lines */
-	bool need_stat = !named || opt->out_is_file || needs_position(opt);
+	bool named = name && strcmp(name, "-"), walked = fd >= 0;
 	const char *why = NULL;
-	struct stat st = { 0 };
+	struct stat st;
 	int rc;
 
-	if (fd < 0 || (need_stat && fstat(fd, &st)))
+	if (!walked)
+		fd = named ? open(name, O_RDONLY | O_NOCTTY | O_CLOEXEC) : 0;
+	if (fd < 0 || fstat(fd, &st))
 		why = strerror(errno);
 	else if (is_output(&st, opt))
 		why = "input file is output file";
+	else if (walked && !S_ISREG(st.st_mode))
+		goto skip;	/* replaced since the walk saw it */
+	in.start = named ? 0 : lseek(fd, 0, SEEK_CUR);
+	if (!why && opt->skip_binary && S_ISREG(st.st_mode) && in.start >= 0 &&
+	    looks_binary(fd, in.start, scratch))
+		goto skip;
 	if (why) {
 		/* no verdict, but an object for it in JSON */
 		input_failed(&in, why);
@@ -779,7 +800,6 @@ static int check_input(const char *name, const struct options *opt,
 		return 2;
 	}
 	in.fd = fd;
-	in.start = named ? 0 : lseek(fd, 0, SEEK_CUR);
 	in.reread = S_ISREG(st.st_mode) && in.start >= 0;
 	rc = check_stream(&in, fd);
 	if (fd)
@@ -787,12 +807,16 @@ static int check_input(const char *name, const struct options *opt,
 	if (rc)
 		return rc;
 	return in.first.error != UTF8VAL_OK;
+skip:
+	if (fd)
+		close(fd);
+	return SKIPPED;
 }
 
 /* With -l, @name if @rc (check_input()'s) makes it one to list. */
 static void list(const char *name, int rc, const struct options *opt)
 {
-	if (opt->list && rc < 2 && (rc == 0) == opt->invert)
+	if (opt->list && rc >= 0 && rc < 2 && (rc == 0) == opt->invert)
 		printf("%s%c", name && strcmp(name, "-") ? name : "(standard input)",
 		       opt->null ? '\0' : '\n');
 }
@@ -801,9 +825,9 @@ static void list(const char *name, int rc, const struct options *opt)
 static struct scratch scratch;
 
 /* check_input(), and with -l the name if it is one to list. */
-static int check_and_list(const char *name, const struct options *opt)
+static int check_and_list(const char *name, int fd, const struct options *opt)
 {
-	int rc = check_input(name, opt, &scratch);
+	int rc = check_input(name, fd, opt, &scratch);
 
 	list(name, rc, opt);
 	return rc;
@@ -817,12 +841,15 @@ static int check_and_list(const char *name, const struct options *opt)
  */
 static int check_name(const char *path, const struct options *opt)
 {
-	const char *base = strrchr(path, '/');
+	size_t end = strlen(path), start;
 	struct utf8val_result r;
 	bool bad;
 
-	base = base && base[1] ? base + 1 : path;
-	utf8val_validate(base, strlen(base), opt->flags, &r);
+	while (end > 1 && path[end - 1] == '/')	/* "dir/": its name */
+		end--;
+	for (start = end; start && path[start - 1] != '/'; start--)
+		;
+	utf8val_validate(path + start, end - start, opt->flags, &r);
 	bad = r.error != UTF8VAL_OK;
 	if (opt->list) {
 		if (bad != opt->invert)
@@ -874,32 +901,20 @@ static bool wanted(const char *path, const struct options *opt)
 	return !matches(base, opt->exclude, opt->nr_exclude);
 }
 
-/* grep's rule for a binary file: a NUL byte in its first 32 KiB. */
-static bool looks_binary(const char *path, struct scratch *scratch)
-{
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return false;	/* checking it says why */
-	n = read(fd, scratch->buf, 32 << 10);
-	close(fd);
-	return n > 0 && memchr(scratch->buf, '\0', n);
-}
-
 /*
- * A file, found by a walk or named: unless --include, --exclude or
- * --binary-files=without-match leave it out.
+ * A file, found by a walk (and opened as @fd) or named (@fd -1): unless
+ * --include or --exclude leave it out.
  */
-static int check_file(const char *path, const struct options *opt)
+static int check_file(const char *path, int fd, const struct options *opt)
 {
-	if (!wanted(path, opt))
+	if (!wanted(path, opt)) {
+		if (fd >= 0)
+			close(fd);
 		return 0;
+	}
 	if (opt->names)
 		return check_name(path, opt);
-	if (opt->skip_binary && looks_binary(path, &scratch))
-		return 0;
-	return check_and_list(path, opt);
+	return check_and_list(path, fd, opt);
 }
 
 /*
@@ -908,11 +923,14 @@ static int check_file(const char *path, const struct options *opt)
  * files is system time a single thread waits out), and the answers and
  * the messages given in the walk's order, as one thread would.
  */
-#define POOL_JOBS	1024
+#define POOL_JOBS	256	/* each holds an open file */
 #define POOL_THREADS	8
+#define POOL_BATCH	32	/* jobs that wake a worker: wake-ups cost */
+#define POOL_TAKE	8	/* jobs a worker takes at a time */
 
 struct job {
 	char *path;		/* the file */
+	int fd;			/* opened by the walk */
 	const char *why;	/* the message to say about it, or NULL */
 	int rc;
 	bool done;
@@ -942,6 +960,7 @@ static void *pool_worker(void *arg)
 {
 	struct scratch *scratch = arg;
 	const struct options *opt = pool.opt;
+	unsigned long first, take, i;
 	struct job *j;
 
 	pthread_mutex_lock(&pool.lock);
@@ -953,17 +972,24 @@ static void *pool_worker(void *arg)
 		}
 		if (pool.started == pool.queued)
 			break;
-		j = &pool.ring[pool.started++ % POOL_JOBS];
-		if (j->done)	/* a message: nothing to check */
-			continue;
+		/* a few jobs at a time: the lock is contended */
+		first = pool.started;
+		take = pool.queued - first < POOL_TAKE ? pool.queued - first :
+							 POOL_TAKE;
+		pool.started += take;
 		pthread_mutex_unlock(&pool.lock);
-		scratch->hold = true;
-		scratch->held = NULL;
-		j->rc = opt->skip_binary && looks_binary(j->path, scratch) ? 0 :
-			check_input(j->path, opt, scratch);
-		j->why = scratch->held;
+		for (i = first; i < first + take; i++) {
+			j = &pool.ring[i % POOL_JOBS];
+			if (j->done)	/* a message: nothing to check */
+				continue;
+			scratch->hold = true;
+			scratch->held = NULL;
+			j->rc = check_input(j->path, j->fd, opt, scratch);
+			j->why = scratch->held;
+		}
 		pthread_mutex_lock(&pool.lock);
-		j->done = true;
+		for (i = first; i < first + take; i++)
+			pool.ring[i % POOL_JOBS].done = true;
 		if (pool.waiting)	/* (a wake-up is a system call) */
 			pthread_cond_signal(&pool.done);
 	}
@@ -992,6 +1018,8 @@ static void pool_say(void)
 /* Wait for a worker to answer; with @pool.lock held. */
 static void pool_wait(void)
 {
+	if (pool.idle && pool.queued != pool.started)	/* a last batch */
+		pthread_cond_broadcast(&pool.work);
 	pool.waiting = true;
 	pthread_cond_wait(&pool.done, &pool.lock);
 	pool.waiting = false;
@@ -1028,10 +1056,11 @@ static bool pool_start(const struct options *opt)
 }
 
 /*
- * A file for the workers to check (@path), or a message about one
- * (@path, @why; @rc the status it means), after what came before it.
+ * A file for the workers to check (@path, open as @fd), or a message
+ * about one (@path, @why; @rc the status it means, @fd -1), after what
+ * came before it.
  */
-static void pool_add(const char *path, const char *why, int rc)
+static void pool_add(const char *path, int fd, const char *why, int rc)
 {
 	struct job *j;
 	char *copy = strdup(path);
@@ -1047,8 +1076,9 @@ static void pool_add(const char *path, const char *why, int rc)
 			pool_wait();
 	}
 	j = &pool.ring[pool.queued++ % POOL_JOBS];
-	*j = (struct job){ .path = copy, .why = why, .rc = rc, .done = !!why };
-	if (pool.idle)
+	*j = (struct job){ .path = copy, .fd = fd, .why = why, .rc = rc,
+			   .done = !!why };
+	if (pool.idle && pool.queued - pool.started >= POOL_BATCH)
 		pthread_cond_signal(&pool.work);
 	pool_say();
 	pthread_mutex_unlock(&pool.lock);
@@ -1077,96 +1107,251 @@ static int pool_end(void)
 	return pool.status;
 }
 
-static int by_name(const FTSENT **a, const FTSENT **b)
+/* A walk: -r and -R. */
+struct walk {
+	const struct options *opt;
+	bool pooled;		/* files checked by the pool */
+	bool bare;		/* started at an implicit ".": no "./" */
+	int status;
+};
+
+/* A directory being walked, and the ones it is in: -R's loops. */
+struct dir_seen {
+	dev_t dev;
+	ino_t ino;
+	const struct dir_seen *up;
+};
+
+/* What a directory holds, read before it is closed. */
+struct entry {
+	char *name;
+	unsigned char type;	/* DT_*: what a link points to, with -R */
+	int err;		/* why its type is unknown, or 0 */
+};
+
+static int by_name(const void *a, const void *b)
 {
-	return strcmp((*a)->fts_name, (*b)->fts_name);
+	return strcmp(((const struct entry *)a)->name,
+		      ((const struct entry *)b)->name);
+}
+
+/* Something to say about @path, in order: status 2. */
+static void walk_say(struct walk *w, const char *path, const char *why)
+{
+	if (w->pooled)
+		pool_add(path, -1, why, 2);
+	else
+		say(w->opt, path, why);
+	w->status = 2;
+}
+
+static void walk_rc(struct walk *w, int rc)
+{
+	if (rc > w->status)
+		w->status = rc;
+}
+
+#define ERR_DANGLING	(-1)	/* entry.err: -R's link to nothing */
+
+/*
+ * The type of @e, a name in the directory @dfd, as the walk sees it:
+ * from readdir() where the file system says, and for a symbolic link
+ * with -R, of what it points to.
+ */
+static void entry_type(int dfd, struct entry *e, bool follow)
+{
+	struct stat st;
+
+	if (e->type == DT_UNKNOWN) {
+		if (fstatat(dfd, e->name, &st, AT_SYMLINK_NOFOLLOW)) {
+			e->err = errno;
+			return;
+		}
+		e->type = IFTODT(st.st_mode);
+	}
+	if (e->type != DT_LNK || !follow)
+		return;
+	if (!fstatat(dfd, e->name, &st, 0))
+		e->type = IFTODT(st.st_mode);
+	else
+		e->err = errno == ENOENT ? ERR_DANGLING : errno;
+}
+
+/*
+ * Read the directory @fd into @list, sorted by name: its length, or -1
+ * (and @fd closed). On success, @dir holds @fd, to be closed after.
+ */
+static ssize_t read_dir(int fd, DIR **dir, struct entry **list, bool follow)
+{
+	DIR *d = fdopendir(fd);
+	struct entry *e = NULL;
+	size_t n = 0, size = 0;
+	struct dirent *de;
+
+	if (!d) {
+		close(fd);
+		return -1;
+	}
+	for (;;) {
+		errno = 0;
+		de = readdir(d);
+		if (!de)
+			break;
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (n == size) {
+			struct entry *more;
+
+			size = size ? 2 * size : 64;
+			more = realloc(e, size * sizeof(*e));
+			if (!more)
+				goto nomem;
+			e = more;
+		}
+		e[n] = (struct entry){ .name = strdup(de->d_name),
+				       .type = de->d_type };
+		if (!e[n].name)
+			goto nomem;
+		entry_type(dirfd(d), &e[n++], follow);
+	}
+	if (errno) {
+		int err = errno;
+
+		while (n)
+			free(e[--n].name);
+		free(e);
+		closedir(d);
+		errno = err;
+		return -1;
+	}
+	qsort(e, n, sizeof(*e), by_name);
+	*dir = d;
+	*list = e;
+	return n;
+nomem:
+	perror(progname);
+	exit(2);
+}
+
+static void walk_dir(struct walk *w, int at, const char *name,
+		     const char *path, int level, const struct dir_seen *up);
+
+/*
+ * The entry @e of the directory @dfd, at @path. A regular file is opened
+ * here, relative to the directory the walk holds and without following
+ * a link (with -r) or blocking (a FIFO put there since): what is read is
+ * what the walk found, whatever is renamed meanwhile and however deep.
+ */
+static void walk_entry(struct walk *w, int dfd, const struct entry *e,
+		       const char *path, int level, const struct dir_seen *up)
+{
+	const struct options *opt = w->opt;
+	int fd;
+
+	if (e->err == ERR_DANGLING && opt->names)
+		walk_rc(w, check_file(path, -1, opt));	/* a name all the same */
+	else if (e->err == ERR_DANGLING)
+		walk_say(w, path, "a symbolic link to nothing");
+	else if (e->err)
+		walk_say(w, path, strerror(e->err));
+	else if (e->type == DT_DIR)
+		walk_dir(w, dfd, e->name, path, level, up);
+	else if (e->type != DT_REG || opt->names)
+		walk_rc(w, opt->names ? check_file(path, -1, opt) : 0);
+	else if (!wanted(path, opt))
+		return;
+	else if ((fd = openat(dfd, e->name, O_RDONLY | O_NONBLOCK | O_NOCTTY |
+			      O_CLOEXEC |
+			      (opt->recursive == 'R' ? 0 : O_NOFOLLOW))) < 0)
+		walk_say(w, path, strerror(errno));
+	else if (w->pooled)
+		pool_add(path, fd, NULL, 0);
+	else
+		walk_rc(w, check_and_list(path, fd, opt));
+	/* (symbolic links with -r, devices, FIFOs, sockets: not read) */
+}
+
+/*
+ * The directory @name in the directory @at, at @path, @level below the
+ * walk's start: its name with --names, then what it holds, in name order.
+ */
+static void walk_dir(struct walk *w, int at, const char *name,
+		     const char *path, int level, const struct dir_seen *up)
+{
+	const struct options *opt = w->opt;
+	const char *base = strrchr(path, '/');
+	bool follow = opt->recursive == 'R';
+	struct dir_seen here = { .up = up };
+	const struct dir_seen *s;
+	struct entry *list;
+	struct stat st;
+	ssize_t n, i;
+	DIR *d;
+	int fd;
+
+	base = base && base[1] ? base + 1 : path;
+	if (level > 0 && matches(base, opt->exclude_dir, opt->nr_exclude_dir))
+		return;
+	/* -r follows a link only where the walk starts, as grep -r does */
+	fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOCTTY | O_CLOEXEC |
+		    (level > 0 && !follow ? O_NOFOLLOW : 0));
+	if (fd >= 0 && !fstat(fd, &st)) {
+		here.dev = st.st_dev;
+		here.ino = st.st_ino;
+		for (s = up; s; s = s->up) {
+			if (s->dev == here.dev && s->ino == here.ino) {
+				close(fd);
+				walk_say(w, path, "a directory loop (skipped)");
+				return;
+			}
+		}
+	}
+	if (opt->names)
+		walk_rc(w, check_name(path, opt));
+	n = fd < 0 ? -1 : read_dir(fd, &d, &list, follow);
+	if (n < 0) {
+		walk_say(w, path, strerror(errno));
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		size_t len = strlen(path);
+		char *child = malloc(len + strlen(list[i].name) + 2);
+
+		if (!child) {
+			perror(progname);
+			exit(2);
+		}
+		if (w->bare && level == 0)	/* "name", as grep -r says */
+			strcpy(child, list[i].name);
+		else	/* "dir/" + "name" is "dir/name" */
+			sprintf(child, "%.*s/%s",
+				(int)(len && path[len - 1] == '/' ? len - 1 : len),
+				path, list[i].name);
+		walk_entry(w, dirfd(d), &list[i], child, level + 1, &here);
+		free(child);
+		free(list[i].name);
+	}
+	free(list);
+	closedir(d);
 }
 
 /*
  * -r and -R: the regular files below the directory @dir, in name order;
  * symbolic links followed with -R only (-r follows @dir itself, as grep
  * does). A loop or a folder that cannot be read is reported and skipped:
- * status 2 at the end, never an end to the walk.
+ * status 2 at the end, never an end to the walk. Types come from
+ * readdir() where the file system gives them: no stat() for each file.
  */
 static int walk(const char *dir, const struct options *opt)
 {
-	char *const paths[] = { (char *)dir, NULL };
-	int how = FTS_NOCHDIR | (opt->recursive == 'R' ? FTS_LOGICAL :
-				 FTS_PHYSICAL | FTS_COMFOLLOW);
-	int status = 0, rc;
-	bool pooled;
-	FTSENT *e;
-	FTS *fts;
+	struct walk w = { .opt = opt, .bare = !dir };
+	int rc;
 
-	fts = fts_open(paths, how, by_name);
-	if (!fts) {
-		say(opt, dir, strerror(errno));
-		return 2;
-	}
-	pooled = pool_start(opt);
-	for (;;) {
-		const char *why = NULL;
-
-		errno = 0;
-		e = fts_read(fts);
-		if (!e)
-			break;
-		rc = 0;
-		switch (e->fts_info) {
-		case FTS_D:
-			if (e->fts_level > 0 &&
-			    matches(e->fts_name, opt->exclude_dir, opt->nr_exclude_dir))
-				fts_set(fts, e, FTS_SKIP);
-			else if (opt->names)
-				rc = check_name(e->fts_path, opt);
-			break;
-		case FTS_DC:
-			why = "a directory loop (skipped)";
-			break;
-		case FTS_DNR:
-		case FTS_ERR:
-		case FTS_NS:
-			why = strerror(e->fts_errno);
-			break;
-		case FTS_SLNONE:
-			if (opt->names)	/* a name all the same */
-				rc = check_file(e->fts_path, opt);
-			else
-				why = "a symbolic link to nothing";
-			break;
-		case FTS_F:
-			if (!pooled)
-				rc = check_file(e->fts_path, opt);
-			else if (wanted(e->fts_path, opt))
-				pool_add(e->fts_path, NULL, 0);
-			break;
-		case FTS_DP:	/* a directory again, after what it holds */
-			break;
-		default:	/* symbolic links (-r), devices, FIFOs, sockets */
-			if (opt->names)
-				rc = check_file(e->fts_path, opt);
-			break;
-		}
-		if (why && pooled)
-			pool_add(e->fts_path, why, 2);
-		else if (why)
-			say(opt, e->fts_path, why);
-		if (why)
-			rc = 2;
-		if (rc > status)
-			status = rc;
-	}
-	rc = errno;
-	if (rc && pooled)
-		pool_add(dir, strerror(rc), 2);
-	else if (rc)
-		say(opt, dir, strerror(rc));
-	if (rc)
-		status = 2;
-	if (pooled && (rc = pool_end()) > status)
-		status = rc;
-	fts_close(fts);
-	return status;
+	w.pooled = pool_start(opt);
+	walk_dir(&w, AT_FDCWD, dir ? dir : ".", dir ? dir : ".", 0, NULL);
+	if (w.pooled && (rc = pool_end()) > w.status)
+		w.status = rc;
+	return w.status;
 }
 
 /* A FILE operand or a name from --files-from. */
@@ -1185,11 +1370,10 @@ static int check_operand(const char *name, const struct options *opt)
 		say(opt, name, strerror(errno));
 		return 2;
 	}
-	if (opt->names)
-		return check_file(name, opt);
-	if (opt->recursive && name && strcmp(name, "-"))
-		return check_file(name, opt);
-	return check_and_list(name, opt);
+	/* --include and --exclude apply to named files too, as in grep */
+	if (name && strcmp(name, "-"))
+		return check_file(name, -1, opt);
+	return check_and_list(name, -1, opt);
 }
 
 /*
@@ -1203,10 +1387,17 @@ static int check_names_from(const char *list, const struct options *opt)
 	int status = 0, rc;
 	size_t size = 0;
 	char *name = NULL;
+	struct stat st;
 	ssize_t n;
 
-	if (!f) {
+	if (!f || fstat(fileno(f), &st)) {
 		say(opt, list, strerror(errno));
+		return 2;
+	}
+	if (is_output(&st, opt)) {	/* -l's names read back without end */
+		say(opt, list, "input file is output file");
+		if (f != stdin)
+			fclose(f);
 		return 2;
 	}
 	while ((n = getdelim(&name, &size, end, f)) > 0) {
@@ -1245,12 +1436,18 @@ static int finish_stdout(int status)
 	return status;
 }
 
+/* The long options without a letter: not characters, for getopt */
+enum {
+	OPT_FORMAT = 0x300, OPT_JSON, OPT_FILES_FROM, OPT_MAX_ERRORS,
+	OPT_CONTEXT,
+};
+
 static const struct option long_options[] = {
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "all", no_argument, NULL, 'a' },
 	{ "replace", no_argument, NULL, 'S' },
-	{ "format", required_argument, NULL, 'f' },
-	{ "json", no_argument, NULL, 'j' },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "json", no_argument, NULL, OPT_JSON },
 	{ "rfc2279", no_argument, NULL, 0x100 | UTF8VAL_RFC2279 },
 	{ "surrogates", no_argument, NULL, 0x100 | UTF8VAL_SURROGATES },
 	{ "reject-nul", no_argument, NULL, 0x100 | UTF8VAL_REJECT_NUL },
@@ -1260,7 +1457,7 @@ static const struct option long_options[] = {
 	{ "invert", no_argument, NULL, 'i' },
 	{ "null", no_argument, NULL, '0' },
 	{ "no-messages", no_argument, NULL, 's' },
-	{ "files-from", required_argument, NULL, 'F' },
+	{ "files-from", required_argument, NULL, OPT_FILES_FROM },
 	{ "recursive", no_argument, NULL, 'r' },
 	{ "dereference-recursive", no_argument, NULL, 'R' },
 	{ "include", required_argument, NULL, 0x201 },
@@ -1268,8 +1465,8 @@ static const struct option long_options[] = {
 	{ "exclude-dir", required_argument, NULL, 0x203 },
 	{ "binary-files", required_argument, NULL, 0x204 },
 	{ "names", no_argument, NULL, 0x205 },
-	{ "max-errors", required_argument, NULL, 'm' },
-	{ "context", optional_argument, NULL, 'C' },
+	{ "max-errors", required_argument, NULL, OPT_MAX_ERRORS },
+	{ "context", optional_argument, NULL, OPT_CONTEXT },
 	{ "color", optional_argument, NULL, 0x206 },
 	{ "colour", optional_argument, NULL, 0x206 },
 	{ "help", no_argument, NULL, 'h' },
@@ -1284,8 +1481,8 @@ static const char help_text[] =
 "\n"
 "  -q, --quiet           print nothing: the exit status is the answer\n"
 "  -a, --all             report every error, not only the first\n"
-"      --max-errors=N    report the first N errors of each input (--all up\n"
-"                          to N)\n"
+"      --max-errors=N    report the first N errors of each input (all of\n"
+"                          them: --all)\n"
 "  -l, --list            print only the names of the inputs that are not\n"
 "                          valid (isutf8 -l); \"(standard input)\" for -\n"
 "  -i, --invert          with -l, the names of the valid ones instead\n"
@@ -1328,16 +1525,20 @@ static const char help_text[] =
 "  incomplete bytes=N chars=C offset=O len=L line=X column=Y\n"
 "bytes are those accepted (all of them, or those before the error), chars\n"
 "the characters in them, offset the 0-based byte where the error starts,\n"
-"len its length, line and column 1-based, the column in characters. With\n"
-"--all, one such line per error, each earlier error counting as one\n"
+"len its length, line and column 1-based, the column in characters.\n"
+"With --all, one such line per error, each earlier error counting as one\n"
 "character. NAME is one of continuation, bad-byte, short, overlong,\n"
-"surrogate, too-large, nul, noncharacter or bom.\n"
+"surrogate, too-large, nul, noncharacter or bom; gnu and json also name\n"
+"incomplete the error of input that ends inside a character.\n"
 "  gnu:  FILE:LINE:COLUMN: error: NAME (L bytes) at byte O, per error, the\n"
 "        column counted as GCC does: tabs stop every 8 columns, wide\n"
 "        characters take 2\n"
 "  json: JSON lines: an object per error reported (type \"error\": file,\n"
-"        offset, len, error, line, column, chars), then one per input\n"
-"        (type \"file\": file, verdict, bytes, chars, error_count)\n"
+"        offset, len, error, line, column, chars; context), then one per\n"
+"        input (type \"file\": file, verdict, bytes, chars, error_count;\n"
+"        stopped; verdict \"unread\" with failure), or with --names per\n"
+"        bad name (type \"name\"); file_bytes: a name's bytes in hex, where\n"
+"        file could not keep them\n"
 "\n"
 "Exit status: 0 if every input is valid, 1 if some input is invalid or\n"
 "incomplete, 2 on a usage or I/O error.\n"
@@ -1457,10 +1658,10 @@ int main(int argc, char **argv)
 		case 's':
 			opt.no_messages = true;
 			break;
-		case 'F':
+		case OPT_FILES_FROM:
 			files_from = optarg;
 			break;
-		case 'm': {
+		case OPT_MAX_ERRORS: {
 			char *end;
 
 			errno = 0;
@@ -1472,7 +1673,7 @@ int main(int argc, char **argv)
 			opt.all = true;
 			break;
 		}
-		case 'C': {
+		case OPT_CONTEXT: {
 			char *end;
 
 			opt.context = CONTEXT_DEFAULT;
@@ -1497,10 +1698,10 @@ int main(int argc, char **argv)
 				return usage_error("--color takes auto, always or never, not '%s'",
 						   optarg);
 			break;
-		case 'j':
+		case OPT_JSON:
 			opt.format = FORMAT_JSON;
 			break;
-		case 'f':
+		case OPT_FORMAT:
 			if (!strcmp(optarg, "kv"))
 				opt.format = FORMAT_KV;
 			else if (!strcmp(optarg, "gnu"))
@@ -1538,8 +1739,11 @@ int main(int argc, char **argv)
 	}
 	if (opt.replace && (opt.format != FORMAT_KV || opt.quiet))
 		return usage_error("--replace writes the text, not a report: no --format or --quiet");
-	if (opt.list && (opt.replace || opt.format != FORMAT_KV || opt.quiet))
-		return usage_error("--list prints names, not a report: no --replace, --format or --quiet");
+	if (opt.list && (opt.replace || opt.format != FORMAT_KV || opt.quiet ||
+			 opt.max_errors))
+		return usage_error("--list prints names, not a report: no --replace, --format, --quiet or --max-errors");
+	if (opt.replace && opt.all)
+		return usage_error("--replace replaces every error: no --all or --max-errors");
 	if (opt.invert && !opt.list)
 		return usage_error("--invert goes with --list");
 	if (opt.null && !opt.list && !files_from)
@@ -1560,7 +1764,8 @@ int main(int argc, char **argv)
 	if (files_from)
 		status = check_names_from(files_from, &opt);
 	else if (optind == argc)
-		status = opt.recursive ? walk(".", &opt) : check_and_list(NULL, &opt);
+		status = opt.recursive ? walk(NULL, &opt) :
+					 check_and_list(NULL, -1, &opt);
 	for (i = optind; i < argc; i++) {
 		int rc = check_operand(argv[i], &opt);
 
