@@ -36,7 +36,8 @@ AR		:= $(CROSS_COMPILE)ar
 endif
 MACHINE		:= $(shell $(CC) -dumpmachine)
 
-WARN		:= -Wall -Wextra -Wno-missing-field-initializers -Werror
+WERROR		?= -Werror
+WARN		:= -Wall -Wextra -Wno-missing-field-initializers $(WERROR)
 HOST_CFLAGS	:= -O2 -g $(WARN)
 # What gets installed also takes the builder's CPPFLAGS, CFLAGS and
 # LDFLAGS (a distribution's hardening flags).
@@ -195,7 +196,8 @@ test: test-build freestanding cli
 # dh_auto_test's: what make test runs, less the sanitizer and kernel-flags
 # builds and the exhaustive test's long form, for the library and the
 # command as the package ships them.
-check: $(addprefix $(BUILD)/host/,$(TESTS)) $(BUILD)/kchunks/test_kernel_chunks 		$(BUILD)/header_check $(BUILD)/header_check_cxx freestanding cli
+check: $(addprefix $(BUILD)/host/,$(TESTS)) $(BUILD)/kchunks/test_kernel_chunks \
+	$(BUILD)/header_check $(BUILD)/header_check_cxx freestanding cli
 	UTF8VAL_QUICK=1 LD_LIBRARY_PATH=$(abspath $(BUILD)) \
 		scripts/run-host-tests $(BUILD) host
 
@@ -323,6 +325,7 @@ uninstall:
 	      $(DESTDIR)$(MANDIR)/man1/utf8val.1 \
 	      $(DESTDIR)$(MANDIR)/man3/utf8val.3 \
 	      $(DESTDIR)$(MANDIR)/man4/utf8val.4
+	$(if $(DESTDIR),,-[ ! -w /etc/ld.so.cache ] || ldconfig)
 
 # --- benchmark -------------------------------------------------------------
 BENCH_PKGS	:= glib-2.0 icu-uc

@@ -44,6 +44,20 @@ out=$(grep -v '^running with root privileges is not recommended!$' <<<"$out")
 result "$([ $rc -eq 0 ] && [ -z "$out" ]; echo $?)" \
 	"lintian -I -E --pedantic says nothing" "$out"
 
+# the source package too (a clean copy: dpkg-source -b)
+rm -rf "$work/src"
+mkdir -p "$work/src/utf8val-$version"
+git -C "$top" ls-files -z --cached --others --exclude-standard |
+	(cd "$top" && xargs -0 cp --parents -t "$work/src/utf8val-$version")
+out=$(cd "$work/src" && dpkg-source -b "utf8val-$version" 2>&1 &&
+      lintian --fail-on error,warning,info,pedantic,experimental -I -E --pedantic \
+	"$work/src/utf8val_$version.dsc" 2>&1)
+rc=$?
+out=$(grep -v '^running with root privileges is not recommended!$' <<<"$out" |
+	grep -v '^dpkg-source: ')
+result "$([ $rc -eq 0 ] && [ -z "$out" ]; echo $?)" \
+	"the source package builds, and lintian -I -E --pedantic says nothing of it" "$out"
+
 contents() {	# contents PACKAGE: the files in its .deb, docs aside
 	local deb
 	deb=$(ls "$work/$1"_"$version"_*.deb)
@@ -74,6 +88,9 @@ depends=$(dpkg-deb -f "$work"/utf8val_"$version"_"$arch".deb Depends)
 result "$([[ $needed == *libutf8val.so.1* ]] && [[ $depends == *"libutf8val1 (>= "* ]]; echo $?)" \
 	"the command links libutf8val.so.1, and utf8val depends on libutf8val1" \
 	"NEEDED: $needed; Depends: $depends"
+prerm=$(dpkg-deb -I "$work"/utf8names_"$version"_"$arch".deb prerm 2>&1)
+result "$(grep -q 'utf8names --detach' <<<"$prerm" && grep -q 'stop utf8names.service' <<<"$prerm"; echo $?)" \
+	"removing utf8names stops its unit and detaches a pinned policy" "$prerm"
 doc=$(dpkg-deb -c "$work"/utf8val-doc_"$version"_all.deb | awk '{ print $6 }' | grep 'rst')
 # (dh_installdocs puts a -doc package's files in the source's folder)
 result "$([ "$doc" = ./usr/share/doc/utf8val/utf8val.rst.gz ]; echo $?)" \
