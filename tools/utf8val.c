@@ -78,6 +78,7 @@ struct input {
 	struct scratch *scratch;
 	int fd;
 	off_t start;			/* file offset of byte 0, if @reread */
+	off_t end;			/* a regular file's size when opened, or 0 */
 	bool reread;			/* a regular file: count lines later */
 	struct position pos;		/* as of @tracked */
 	unsigned long long tracked;	/* bytes the position covers */
@@ -723,8 +724,13 @@ static int check_stream(struct input *in, int fd)
 			input_failed(in, strerror(errno));
 			break;
 		}
-		eof = !n;
 		have += n;
+		/*
+		 * The end: read() says so, or a regular file has given the
+		 * size it had when opened (a file is checked as it was then;
+		 * that saves a read() for each small file of a walk).
+		 */
+		eof = !n || (in->end > 0 && in->start + (off_t)(base + have) >= in->end);
 		done = check_chunk(in, buf, have, base, eof);
 		chunk_tail_position(in, buf, base, done);
 		if (in->opt->context)
@@ -801,6 +807,8 @@ static int check_input(const char *name, int fd, const struct options *opt,
 	}
 	in.fd = fd;
 	in.reread = S_ISREG(st.st_mode) && in.start >= 0;
+	if (in.reread)
+		in.end = st.st_size;
 	rc = check_stream(&in, fd);
 	if (fd)
 		close(fd);
@@ -928,9 +936,46 @@ static int check_file(const char *path, int fd, const struct options *opt)
 #define POOL_BATCH	32	/* jobs that wake a worker: wake-ups cost */
 #define POOL_TAKE	8	/* jobs a worker takes at a time */
 
+/*
+ * A directory a walk holds open, for its files to be opened in it, by
+ * the walk or a worker: the last to let go closes it.
+ */
+struct dir_ref {
+	int fd;
+	int refs;
+};
+
+static struct dir_ref *dir_get(struct dir_ref *dir)
+{
+	__atomic_add_fetch(&dir->refs, 1, __ATOMIC_RELAXED);
+	return dir;
+}
+
+static void dir_put(struct dir_ref *dir)
+{
+	if (!__atomic_sub_fetch(&dir->refs, 1, __ATOMIC_ACQ_REL)) {
+		close(dir->fd);
+		free(dir);
+	}
+}
+
+/*
+ * Open the regular file @name a walk found in @dir: not following a
+ * link (with -r) nor blocking (a FIFO put there since); check_input()
+ * then checks it is still a regular file. What is read is what the walk
+ * found, whatever is renamed meanwhile and however deep it is.
+ */
+static int open_found(const struct dir_ref *dir, const char *name,
+		      const struct options *opt)
+{
+	return openat(dir->fd, name, O_RDONLY | O_NONBLOCK | O_NOCTTY |
+		      O_CLOEXEC | (opt->recursive == 'R' ? 0 : O_NOFOLLOW));
+}
+
 struct job {
 	char *path;		/* the file */
-	int fd;			/* opened by the walk */
+	struct dir_ref *dir;	/* the directory it is in, and its name */
+	const char *name;	/* there (the end of @path) */
 	const char *why;	/* the message to say about it, or NULL */
 	int rc;
 	bool done;
@@ -982,10 +1027,18 @@ static void *pool_worker(void *arg)
 			j = &pool.ring[i % POOL_JOBS];
 			if (j->done)	/* a message: nothing to check */
 				continue;
+			int fd = open_found(j->dir, j->name, opt);
+
 			scratch->hold = true;
 			scratch->held = NULL;
-			j->rc = check_input(j->path, j->fd, opt, scratch);
-			j->why = scratch->held;
+			if (fd < 0) {
+				j->rc = 2;
+				j->why = strerror(errno);
+			} else {
+				j->rc = check_input(j->path, fd, opt, scratch);
+				j->why = scratch->held;
+			}
+			dir_put(j->dir);
 		}
 		pthread_mutex_lock(&pool.lock);
 		for (i = first; i < first + take; i++)
@@ -1056,11 +1109,12 @@ static bool pool_start(const struct options *opt)
 }
 
 /*
- * A file for the workers to check (@path, open as @fd), or a message
- * about one (@path, @why; @rc the status it means, @fd -1), after what
- * came before it.
+ * A file for the workers to check (@path, named @name in @dir, which the
+ * job holds), or a message about one (@path, @why; @rc the status it
+ * means; @dir NULL), after what came before it.
  */
-static void pool_add(const char *path, int fd, const char *why, int rc)
+static void pool_add(const char *path, struct dir_ref *dir, const char *name,
+		     const char *why, int rc)
 {
 	struct job *j;
 	char *copy = strdup(path);
@@ -1076,8 +1130,11 @@ static void pool_add(const char *path, int fd, const char *why, int rc)
 			pool_wait();
 	}
 	j = &pool.ring[pool.queued++ % POOL_JOBS];
-	*j = (struct job){ .path = copy, .fd = fd, .why = why, .rc = rc,
-			   .done = !!why };
+	*j = (struct job){ .path = copy, .why = why, .rc = rc, .done = !!why };
+	if (dir) {
+		j->dir = dir_get(dir);
+		j->name = copy + strlen(copy) - strlen(name);
+	}
 	if (pool.idle && pool.queued - pool.started >= POOL_BATCH)
 		pthread_cond_signal(&pool.work);
 	pool_say();
@@ -1139,7 +1196,7 @@ static int by_name(const void *a, const void *b)
 static void walk_say(struct walk *w, const char *path, const char *why)
 {
 	if (w->pooled)
-		pool_add(path, -1, why, 2);
+		pool_add(path, NULL, NULL, why, 2);
 	else
 		say(w->opt, path, why);
 	w->status = 2;
@@ -1178,10 +1235,10 @@ static void entry_type(int dfd, struct entry *e, bool follow)
 }
 
 /*
- * Read the directory @fd into @list, sorted by name: its length, or -1
- * (and @fd closed). On success, @dir holds @fd, to be closed after.
+ * Read the directory @fd (closed after) into @list, sorted by name: its
+ * length, or -1.
  */
-static ssize_t read_dir(int fd, DIR **dir, struct entry **list, bool follow)
+static ssize_t read_dir(int fd, struct entry **list, bool follow)
 {
 	DIR *d = fdopendir(fd);
 	struct entry *e = NULL;
@@ -1224,8 +1281,8 @@ static ssize_t read_dir(int fd, DIR **dir, struct entry **list, bool follow)
 		errno = err;
 		return -1;
 	}
+	closedir(d);
 	qsort(e, n, sizeof(*e), by_name);
-	*dir = d;
 	*list = e;
 	return n;
 nomem:
@@ -1236,14 +1293,10 @@ nomem:
 static void walk_dir(struct walk *w, int at, const char *name,
 		     const char *path, int level, const struct dir_seen *up);
 
-/*
- * The entry @e of the directory @dfd, at @path. A regular file is opened
- * here, relative to the directory the walk holds and without following
- * a link (with -r) or blocking (a FIFO put there since): what is read is
- * what the walk found, whatever is renamed meanwhile and however deep.
- */
-static void walk_entry(struct walk *w, int dfd, const struct entry *e,
-		       const char *path, int level, const struct dir_seen *up)
+/* The entry @e of the directory @dir, at @path. */
+static void walk_entry(struct walk *w, struct dir_ref *dir,
+		       const struct entry *e, const char *path, int level,
+		       const struct dir_seen *up)
 {
 	const struct options *opt = w->opt;
 	int fd;
@@ -1255,17 +1308,15 @@ static void walk_entry(struct walk *w, int dfd, const struct entry *e,
 	else if (e->err)
 		walk_say(w, path, strerror(e->err));
 	else if (e->type == DT_DIR)
-		walk_dir(w, dfd, e->name, path, level, up);
+		walk_dir(w, dir->fd, e->name, path, level, up);
 	else if (e->type != DT_REG || opt->names)
 		walk_rc(w, opt->names ? check_file(path, -1, opt) : 0);
 	else if (!wanted(path, opt))
 		return;
-	else if ((fd = openat(dfd, e->name, O_RDONLY | O_NONBLOCK | O_NOCTTY |
-			      O_CLOEXEC |
-			      (opt->recursive == 'R' ? 0 : O_NOFOLLOW))) < 0)
-		walk_say(w, path, strerror(errno));
 	else if (w->pooled)
-		pool_add(path, fd, NULL, 0);
+		pool_add(path, dir, e->name, NULL, 0);
+	else if ((fd = open_found(dir, e->name, opt)) < 0)
+		walk_say(w, path, strerror(errno));
 	else
 		walk_rc(w, check_and_list(path, fd, opt));
 	/* (symbolic links with -r, devices, FIFOs, sockets: not read) */
@@ -1283,10 +1334,10 @@ static void walk_dir(struct walk *w, int at, const char *name,
 	bool follow = opt->recursive == 'R';
 	struct dir_seen here = { .up = up };
 	const struct dir_seen *s;
+	struct dir_ref *dir;
 	struct entry *list;
 	struct stat st;
 	ssize_t n, i;
-	DIR *d;
 	int fd;
 
 	base = base && base[1] ? base + 1 : path;
@@ -1308,11 +1359,20 @@ static void walk_dir(struct walk *w, int at, const char *name,
 	}
 	if (opt->names)
 		walk_rc(w, check_name(path, opt));
-	n = fd < 0 ? -1 : read_dir(fd, &d, &list, follow);
+	/* (the stream reads a copy: @fd stays for openat()) */
+	n = fd < 0 ? -1 : read_dir(dup(fd), &list, follow);
 	if (n < 0) {
 		walk_say(w, path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
 		return;
 	}
+	dir = malloc(sizeof(*dir));
+	if (!dir) {
+		perror(progname);
+		exit(2);
+	}
+	*dir = (struct dir_ref){ .fd = fd, .refs = 1 };
 	for (i = 0; i < n; i++) {
 		size_t len = strlen(path);
 		char *child = malloc(len + strlen(list[i].name) + 2);
@@ -1327,12 +1387,12 @@ static void walk_dir(struct walk *w, int at, const char *name,
 			sprintf(child, "%.*s/%s",
 				(int)(len && path[len - 1] == '/' ? len - 1 : len),
 				path, list[i].name);
-		walk_entry(w, dirfd(d), &list[i], child, level + 1, &here);
+		walk_entry(w, dir, &list[i], child, level + 1, &here);
 		free(child);
 		free(list[i].name);
 	}
 	free(list);
-	closedir(d);
+	dir_put(dir);
 }
 
 /*
