@@ -375,16 +375,21 @@ static void print_file(const struct options *opt, const char *name,
 }
 
 /* JSON's file_bytes: the name's bytes in hex, where "file" lost some. */
+/* JSON's bytes in hex: the member @key, for @s[0, @len). */
+static void json_hex(const char *key, const void *s, size_t len)
+{
+	const unsigned char *p = s;
+
+	printf(",\"%s\":\"", key);
+	while (len--)
+		printf("%02x", *p++);
+	putchar('"');
+}
+
 static void json_name_bytes(const char *name)
 {
-	const unsigned char *s = (const unsigned char *)name;
-
-	if (utf8val_check(name, strlen(name)))
-		return;
-	printf(",\"file_bytes\":\"");
-	for (; *s; s++)
-		printf("%02x", *s);
-	putchar('"');
+	if (!utf8val_check(name, strlen(name)))
+		json_hex("file_bytes", name, strlen(name));
 }
 
 /* The start of a JSON line about the input or name @name. */
@@ -466,15 +471,11 @@ static void get_context(const struct input *in, const unsigned char *s,
 
 static void print_context(const struct options *opt, const struct context *c)
 {
-	size_t i;
-
 	if (opt->format == FORMAT_JSON) {
 		printf(",\"context\":{\"before\":");
 		json_bytes(c->before, c->before_len);
-		printf(",\"bad\":\"");
-		for (i = 0; i < c->bad_len; i++)
-			printf("%02x", c->bad[i]);
-		printf("\",\"after\":");
+		json_hex("bad", c->bad, c->bad_len);
+		printf(",\"after\":");
 		json_bytes(c->after, c->after_len);
 		putchar('}');
 		return;
