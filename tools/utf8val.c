@@ -648,8 +648,10 @@ static size_t check_chunk(struct input *in, const unsigned char *s,
 		if (!eof && (err.error == UTF8VAL_EINCOMPLETE ||
 			     (opt->context && reports(opt) &&
 			      len - at < err.error_len + opt->context))) {
-			/* the characters before it count; it (and the
-			 * text after it that --context shows) waits */
+			/*
+			 * the characters before it count; it (and the
+			 * text after it that --context shows) waits
+			 */
 			len = at;
 			break;
 		}
@@ -1294,13 +1296,31 @@ nomem:
 static void walk_dir(struct walk *w, int at, const char *name,
 		     const char *path, int level, const struct dir_seen *up);
 
+/* A regular file of a walk, @name in @dir: checked by a worker, or here. */
+static void walk_file(struct walk *w, struct dir_ref *dir, const char *name,
+		      const char *path)
+{
+	int fd;
+
+	if (!wanted(path, w->opt))
+		return;
+	if (w->pooled) {
+		pool_add(path, dir, name, NULL, 0);
+		return;
+	}
+	fd = open_found(dir, name, w->opt);
+	if (fd < 0)
+		walk_say(w, path, strerror(errno));
+	else
+		walk_rc(w, check_and_list(path, fd, w->opt));
+}
+
 /* The entry @e of the directory @dir, at @path. */
 static void walk_entry(struct walk *w, struct dir_ref *dir,
 		       const struct entry *e, const char *path, int level,
 		       const struct dir_seen *up)
 {
 	const struct options *opt = w->opt;
-	int fd;
 
 	if (e->err == ERR_DANGLING && opt->names)
 		walk_rc(w, check_file(path, -1, opt));	/* a name all the same */
@@ -1310,16 +1330,10 @@ static void walk_entry(struct walk *w, struct dir_ref *dir,
 		walk_say(w, path, strerror(e->err));
 	else if (e->type == DT_DIR)
 		walk_dir(w, dir->fd, e->name, path, level, up);
-	else if (e->type != DT_REG || opt->names)
-		walk_rc(w, opt->names ? check_file(path, -1, opt) : 0);
-	else if (!wanted(path, opt))
-		return;
-	else if (w->pooled)
-		pool_add(path, dir, e->name, NULL, 0);
-	else if ((fd = open_found(dir, e->name, opt)) < 0)
-		walk_say(w, path, strerror(errno));
-	else
-		walk_rc(w, check_and_list(path, fd, opt));
+	else if (opt->names)
+		walk_rc(w, check_file(path, -1, opt));
+	else if (e->type == DT_REG)
+		walk_file(w, dir, e->name, path);
 	/* (symbolic links with -r, devices, FIFOs, sockets: not read) */
 }
 
@@ -1383,7 +1397,9 @@ static void walk_dir(struct walk *w, int at, const char *name,
 			exit(2);
 		}
 		if (w->bare && level == 0)	/* "name", as grep -r says */
-			strcpy(child, list[i].name);
+			len = 0;
+		if (!len)
+			sprintf(child, "%s", list[i].name);
 		else	/* "dir/" + "name" is "dir/name" */
 			sprintf(child, "%.*s/%s",
 				(int)(len && path[len - 1] == '/' ? len - 1 : len),
@@ -1410,9 +1426,8 @@ static int walk(const char *dir, const struct options *opt)
 
 	w.pooled = pool_start(opt);
 	walk_dir(&w, AT_FDCWD, dir ? dir : ".", dir ? dir : ".", 0, NULL);
-	if (w.pooled && (rc = pool_end()) > w.status)
-		w.status = rc;
-	return w.status;
+	rc = w.pooled ? pool_end() : 0;
+	return rc > w.status ? rc : w.status;
 }
 
 /* A FILE operand or a name from --files-from. */
