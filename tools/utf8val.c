@@ -20,6 +20,7 @@
 #include <locale.h>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/resource.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -718,9 +719,14 @@ static int check_stream(struct input *in, int fd)
 	bool eof = false;
 
 	while (!eof && !in->stopped) {
-		ssize_t n = read(fd, buf + have, CHUNK);
+		size_t want = CHUNK;
+		ssize_t n;
 		size_t done;
 
+		/* a regular file as it was when opened: its size then */
+		if (in->end > 0 && (unsigned long long)(in->end - in->start) - base - have < want)
+			want = in->end - in->start - base - have;
+		n = want ? read(fd, buf + have, want) : 0;
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -728,11 +734,7 @@ static int check_stream(struct input *in, int fd)
 			break;
 		}
 		have += n;
-		/*
-		 * The end: read() says so, or a regular file has given the
-		 * size it had when opened (a file is checked as it was then;
-		 * that saves a read() for each small file of a walk).
-		 */
+		/* (the size reached: no read() just to be told the end) */
 		eof = !n || (in->end > 0 && in->start + (off_t)(base + have) >= in->end);
 		done = check_chunk(in, buf, have, base, eof);
 		chunk_tail_position(in, buf, base, done);
@@ -954,11 +956,18 @@ static struct dir_ref *dir_get(struct dir_ref *dir)
 	return dir;
 }
 
+/*
+ * Directories held open, and how many may be: half the descriptors a
+ * walk may have, so that the workers' files always find one.
+ */
+static int dirs_open, dirs_max = 64;
+
 static void dir_put(struct dir_ref *dir)
 {
 	if (!__atomic_sub_fetch(&dir->refs, 1, __ATOMIC_ACQ_REL)) {
 		close(dir->fd);
 		free(dir);
+		__atomic_sub_fetch(&dirs_open, 1, __ATOMIC_RELAXED);
 	}
 }
 
@@ -971,8 +980,37 @@ static void dir_put(struct dir_ref *dir)
 static int open_found(const struct dir_ref *dir, const char *name,
 		      const struct options *opt)
 {
-	return openat(dir->fd, name, O_RDONLY | O_NONBLOCK | O_NOCTTY |
-		      O_CLOEXEC | (opt->recursive == 'R' ? 0 : O_NOFOLLOW));
+	const int flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
+	char proc[32];
+	struct stat st;
+	int path, fd;
+
+	if (opt->recursive != 'R')	/* a link put there: ELOOP */
+		return openat(dir->fd, name, flags | O_NOFOLLOW);
+	/*
+	 * -R follows links: where to is seen first (O_PATH opens nothing),
+	 * so that a link swapped in to a device never opens it.
+	 */
+	path = openat(dir->fd, name, O_PATH | O_CLOEXEC);
+	if (path < 0)
+		return -1;
+	if (fstat(path, &st) || !S_ISREG(st.st_mode)) {
+		close(path);
+		errno = ELOOP;	/* no longer a regular file */
+		return -1;
+	}
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", path);
+	fd = open(proc, flags);
+	if (fd < 0 && errno == ENOENT)	/* no /proc */
+		fd = openat(dir->fd, name, flags);
+	close(path);
+	return fd;
+}
+
+/* open_found()'s failure for a file no longer what the walk saw */
+static bool replaced(int err)
+{
+	return err == ELOOP || err == ENOTDIR;
 }
 
 struct job {
@@ -1009,6 +1047,7 @@ static void *pool_worker(void *arg)
 	struct scratch *scratch = arg;
 	const struct options *opt = pool.opt;
 	unsigned long first, take, i;
+	bool mine[POOL_TAKE];
 	struct job *j;
 
 	pthread_mutex_lock(&pool.lock);
@@ -1020,21 +1059,31 @@ static void *pool_worker(void *arg)
 		}
 		if (pool.started == pool.queued)
 			break;
-		/* a few jobs at a time: the lock is contended */
+		/*
+		 * A few jobs at a time: the lock is contended. The messages
+		 * among them are the walk's to say, at once, and their slots
+		 * may be taken again before this batch ends: only the files
+		 * are this worker's, noted now.
+		 */
 		first = pool.started;
 		take = pool.queued - first < POOL_TAKE ? pool.queued - first :
 							 POOL_TAKE;
 		pool.started += take;
+		for (i = 0; i < take; i++)
+			mine[i] = !pool.ring[(first + i) % POOL_JOBS].done;
 		pthread_mutex_unlock(&pool.lock);
 		for (i = first; i < first + take; i++) {
 			j = &pool.ring[i % POOL_JOBS];
-			if (j->done)	/* a message: nothing to check */
+			if (!mine[i - first])
 				continue;
 			int fd = open_found(j->dir, j->name, opt);
 
 			scratch->hold = true;
 			scratch->held = NULL;
-			if (fd < 0) {
+			if (fd < 0 && replaced(errno)) {
+				j->rc = SKIPPED;
+				j->why = NULL;
+			} else if (fd < 0) {
 				j->rc = 2;
 				j->why = strerror(errno);
 			} else {
@@ -1045,7 +1094,8 @@ static void *pool_worker(void *arg)
 		}
 		pthread_mutex_lock(&pool.lock);
 		for (i = first; i < first + take; i++)
-			pool.ring[i % POOL_JOBS].done = true;
+			if (mine[i - first])
+				pool.ring[i % POOL_JOBS].done = true;
 		if (pool.waiting)	/* (a wake-up is a system call) */
 			pthread_cond_signal(&pool.done);
 	}
@@ -1068,6 +1118,12 @@ static void pool_say(void)
 			pool.status = j->rc;
 		free(j->path);
 		pool.said++;
+		/*
+		 * A message no worker has come to yet: none may, as its
+		 * slot is free for the next job.
+		 */
+		if (pool.started < pool.said)
+			pool.started = pool.said;
 	}
 }
 
@@ -1144,12 +1200,9 @@ static void pool_add(const char *path, struct dir_ref *dir, const char *name,
 	pthread_mutex_unlock(&pool.lock);
 }
 
-/* Wait for every answer, say them, end the workers: the worst status. */
-static int pool_end(void)
+/* Wait for every answer and say them: the jobs hold nothing after. */
+static void pool_drain(void)
 {
-	void *scratch;
-	int i;
-
 	pthread_mutex_lock(&pool.lock);
 	for (;;) {
 		pool_say();
@@ -1157,6 +1210,17 @@ static int pool_end(void)
 			break;
 		pool_wait();
 	}
+	pthread_mutex_unlock(&pool.lock);
+}
+
+/* Wait for every answer, say them, end the workers: the worst status. */
+static int pool_end(void)
+{
+	void *scratch;
+	int i;
+
+	pool_drain();
+	pthread_mutex_lock(&pool.lock);
 	pool.closing = true;
 	pthread_cond_broadcast(&pool.work);
 	pthread_mutex_unlock(&pool.lock);
@@ -1173,7 +1237,39 @@ struct walk {
 	bool pooled;		/* files checked by the pool */
 	bool bare;		/* started at an implicit ".": no "./" */
 	int status;
+	char *path;		/* the entry's path, one buffer for the walk */
+	size_t len, size;
 };
+
+/* Append @name to the walk's path as a level deeper: the old length. */
+static size_t path_push(struct walk *w, const char *name, bool bare)
+{
+	size_t old = w->len, need = old + strlen(name) + 2;
+
+	if (need > w->size) {
+		char *more = realloc(w->path, need * 2);
+
+		if (!more) {
+			perror(progname);
+			exit(2);
+		}
+		w->path = more;
+		w->size = need * 2;
+	}
+	if (bare)		/* "name", as grep -r says, not "./name" */
+		w->len = 0;
+	else if (!w->len || w->path[w->len - 1] != '/')	/* "dir/" + "name" */
+		w->path[w->len++] = '/';
+	strcpy(w->path + w->len, name);
+	w->len += strlen(name);
+	return old;
+}
+
+static void path_pop(struct walk *w, size_t old)
+{
+	w->len = old;
+	w->path[old] = '\0';
+}
 
 /* A directory being walked, and the ones it is in: -R's loops. */
 struct dir_seen {
@@ -1293,91 +1389,126 @@ nomem:
 	exit(2);
 }
 
-static void walk_dir(struct walk *w, int at, const char *name,
-		     const char *path, int level, const struct dir_seen *up);
-
 /* A regular file of a walk, @name in @dir: checked by a worker, or here. */
-static void walk_file(struct walk *w, struct dir_ref *dir, const char *name,
-		      const char *path)
+static void walk_file(struct walk *w, struct dir_ref *dir, const char *name)
 {
 	int fd;
 
-	if (!wanted(path, w->opt))
+	if (!wanted(w->path, w->opt))
 		return;
 	if (w->pooled) {
-		pool_add(path, dir, name, NULL, 0);
+		pool_add(w->path, dir, name, NULL, 0);
 		return;
 	}
 	fd = open_found(dir, name, w->opt);
-	if (fd < 0)
-		walk_say(w, path, strerror(errno));
-	else
-		walk_rc(w, check_and_list(path, fd, w->opt));
+	if (fd >= 0)
+		walk_rc(w, check_and_list(w->path, fd, w->opt));
+	else if (!replaced(errno))
+		walk_say(w, w->path, strerror(errno));
 }
 
-/* The entry @e of the directory @dir, at @path. */
+static void walk_dir(struct walk *w, int at, const char *name, int level,
+		     const struct dir_seen *up);
+
+/* The entry @e of the directory @dir, at the walk's path. */
 static void walk_entry(struct walk *w, struct dir_ref *dir,
-		       const struct entry *e, const char *path, int level,
+		       const struct entry *e, int level,
 		       const struct dir_seen *up)
 {
 	const struct options *opt = w->opt;
 
-	if (e->err == ERR_DANGLING && opt->names)
-		walk_rc(w, check_file(path, -1, opt));	/* a name all the same */
+	if (e->err == ERR_DANGLING && opt->names)	/* a name all the same */
+		walk_rc(w, check_file(w->path, -1, opt));
 	else if (e->err == ERR_DANGLING)
-		walk_say(w, path, "a symbolic link to nothing");
+		walk_say(w, w->path, "a symbolic link to nothing");
 	else if (e->err)
-		walk_say(w, path, strerror(e->err));
+		walk_say(w, w->path, strerror(e->err));
 	else if (e->type == DT_DIR)
-		walk_dir(w, dir->fd, e->name, path, level, up);
+		walk_dir(w, dir->fd, e->name, level, up);
 	else if (opt->names)
-		walk_rc(w, check_file(path, -1, opt));
+		walk_rc(w, check_file(w->path, -1, opt));
 	else if (e->type == DT_REG)
-		walk_file(w, dir, e->name, path);
+		walk_file(w, dir, e->name);
 	/* (symbolic links with -r, devices, FIFOs, sockets: not read) */
 }
 
 /*
- * The directory @name in the directory @at, at @path, @level below the
- * walk's start: its name with --names, then what it holds, in name order.
+ * Open the directory @name in @at for a walk, and a copy of it for
+ * reading (*@copy); with EMFILE, again once the pool has let go of what
+ * its jobs hold. -1 and errno if either fails.
  */
-static void walk_dir(struct walk *w, int at, const char *name,
-		     const char *path, int level, const struct dir_seen *up)
+static int open_dir(struct walk *w, int at, const char *name, int flags,
+		    int *copy)
+{
+	int fd, tries;
+
+	for (tries = 0; tries < 2; tries++) {
+		if (tries)
+			pool_drain();
+		fd = openat(at, name, flags);
+		*copy = fd < 0 ? -1 : dup(fd);
+		if (*copy >= 0)
+			return fd;
+		if (fd >= 0) {
+			close(fd);
+			errno = EMFILE;
+		}
+		if (errno != EMFILE || !w->pooled)
+			break;
+	}
+	return -1;
+}
+
+/*
+ * The directory @name in the directory @at (the walk's path), @level
+ * below the walk's start: its name with --names, then what it holds, in
+ * name order. It holds one descriptor per level, and the pool one per
+ * directory its jobs are in.
+ */
+static void walk_dir(struct walk *w, int at, const char *name, int level,
+		     const struct dir_seen *up)
 {
 	const struct options *opt = w->opt;
-	const char *base = strrchr(path, '/');
+	const char *base = strrchr(w->path, '/');
 	bool follow = opt->recursive == 'R';
 	struct dir_seen here = { .up = up };
 	const struct dir_seen *s;
 	struct dir_ref *dir;
 	struct entry *list;
 	struct stat st;
-	ssize_t n, i;
-	int fd;
+	ssize_t n = -1, i;
+	size_t old;
+	int fd, copy;
 
-	base = base && base[1] ? base + 1 : path;
+	base = base && base[1] ? base + 1 : w->path;
 	if (level > 0 && matches(base, opt->exclude_dir, opt->nr_exclude_dir))
 		return;
+	if (w->pooled && __atomic_load_n(&dirs_open, __ATOMIC_RELAXED) >= dirs_max)
+		pool_drain();	/* the jobs let go of their directories */
 	/* -r follows a link only where the walk starts, as grep -r does */
-	fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOCTTY | O_CLOEXEC |
-		    (level > 0 && !follow ? O_NOFOLLOW : 0));
+	fd = open_dir(w, at, name, O_RDONLY | O_DIRECTORY | O_NOCTTY | O_CLOEXEC |
+		      (level > 0 && !follow ? O_NOFOLLOW : 0), &copy);
+	if (fd < 0 && level > 0 && replaced(errno))
+		return;		/* no longer a directory */
 	if (fd >= 0 && !fstat(fd, &st)) {
 		here.dev = st.st_dev;
 		here.ino = st.st_ino;
 		for (s = up; s; s = s->up) {
 			if (s->dev == here.dev && s->ino == here.ino) {
 				close(fd);
-				walk_say(w, path, "a directory loop (skipped)");
+				close(copy);
+				walk_say(w, w->path, "a directory loop (skipped)");
 				return;
 			}
 		}
 	}
 	if (opt->names)
-		walk_rc(w, check_name(path, opt));
-	/* (the stream reads a copy: @fd stays for openat()) */
-	n = fd < 0 ? -1 : read_dir(dup(fd), &list, follow);
+		walk_rc(w, check_name(w->path, opt));
+	/* (the stream reads the copy: @fd stays for openat()) */
+	if (fd >= 0)
+		n = read_dir(copy, &list, follow);
 	if (n < 0) {
-		walk_say(w, path, strerror(errno));
+		walk_say(w, w->path, strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return;
@@ -1388,24 +1519,11 @@ static void walk_dir(struct walk *w, int at, const char *name,
 		exit(2);
 	}
 	*dir = (struct dir_ref){ .fd = fd, .refs = 1 };
+	__atomic_add_fetch(&dirs_open, 1, __ATOMIC_RELAXED);
 	for (i = 0; i < n; i++) {
-		size_t len = strlen(path);
-		char *child = malloc(len + strlen(list[i].name) + 2);
-
-		if (!child) {
-			perror(progname);
-			exit(2);
-		}
-		if (w->bare && level == 0)	/* "name", as grep -r says */
-			len = 0;
-		if (!len)
-			sprintf(child, "%s", list[i].name);
-		else	/* "dir/" + "name" is "dir/name" */
-			sprintf(child, "%.*s/%s",
-				(int)(len && path[len - 1] == '/' ? len - 1 : len),
-				path, list[i].name);
-		walk_entry(w, dir, &list[i], child, level + 1, &here);
-		free(child);
+		old = path_push(w, list[i].name, w->bare && level == 0);
+		walk_entry(w, dir, &list[i], level + 1, &here);
+		path_pop(w, old);
 		free(list[i].name);
 	}
 	free(list);
@@ -1422,11 +1540,32 @@ static void walk_dir(struct walk *w, int at, const char *name,
 static int walk(const char *dir, const struct options *opt)
 {
 	struct walk w = { .opt = opt, .bare = !dir };
+	struct rlimit files;
 	int rc;
 
+	/* a descriptor per level of the tree: as many as may be had */
+	if (!getrlimit(RLIMIT_NOFILE, &files)) {
+		if (files.rlim_cur < files.rlim_max) {
+			files.rlim_cur = files.rlim_max;
+			if (setrlimit(RLIMIT_NOFILE, &files))
+				getrlimit(RLIMIT_NOFILE, &files);
+		}
+		/* (the rest: standard ones, the workers' files, a margin) */
+		if (files.rlim_cur < 2 * (4096 + 16))
+			dirs_max = files.rlim_cur > 24 ? (files.rlim_cur - 16) / 2 : 4;
+		else
+			dirs_max = 4096;
+	}
+	w.path = strdup(dir ? dir : ".");
+	if (!w.path) {
+		perror(progname);
+		exit(2);
+	}
+	w.len = w.size = strlen(w.path);
 	w.pooled = pool_start(opt);
-	walk_dir(&w, AT_FDCWD, dir ? dir : ".", dir ? dir : ".", 0, NULL);
+	walk_dir(&w, AT_FDCWD, w.path, 0, NULL);
 	rc = w.pooled ? pool_end() : 0;
+	free(w.path);
 	return rc > w.status ? rc : w.status;
 }
 
