@@ -572,27 +572,20 @@ static int swap(const char *sym, int dfd, const char *name, int flags,
 	return real(dfd, name, flags, mode);
 }
 
-int openat(int dfd, const char *name, int flags, ...)
-{
-	va_list ap;
-	int fd;
-
-	va_start(ap, flags);
-	fd = swap("openat", dfd, name, flags, ap);
-	va_end(ap);
-	return fd;
+/* both names: _FILE_OFFSET_BITS=64 programs call openat64 */
+#define WRAP(sym)						\
+int sym(int dfd, const char *name, int flags, ...)		\
+{								\
+	va_list ap;						\
+	int fd;							\
+								\
+	va_start(ap, flags);					\
+	fd = swap(#sym, dfd, name, flags, ap);			\
+	va_end(ap);						\
+	return fd;						\
 }
-
-int openat64(int dfd, const char *name, int flags, ...)
-{
-	va_list ap;
-	int fd;
-
-	va_start(ap, flags);
-	fd = swap("openat64", dfd, name, flags, ap);
-	va_end(ap);
-	return fd;
-}
+WRAP(openat)
+WRAP(openat64)
 C
 mkdir "$tree/race"
 printf 'hunter2 \377' >"$tree/secret"
