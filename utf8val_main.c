@@ -375,53 +375,63 @@ out_free:
 	return ret;
 }
 
-/* The calls on the stream, under its lock. */
-static long stream_ioctl(struct utf8val_file *uf, unsigned int cmd,
-			 void __user *argp)
+/*
+ * The calls on the stream, one handler each, as ntsync's: the argument is
+ * copied in and checked before the lock (a bad one never waits), and the
+ * answer copied out after it (user memory may block for long).
+ */
+static long ioctl_get_verdict(struct utf8val_file *uf, void __user *argp)
 {
 	struct utf8val_ioc_verdict verdict;
-	struct utf8val_ioc_flags fl = {};
 
-	/* Checked before the lock: a bad argument never waits. */
-	if (cmd == UTF8VAL_IOC_SET_FLAGS) {
-		if (copy_from_user(&fl, argp, sizeof(fl)))
-			return -EFAULT;
-		if (fl.reserved || (fl.flags & ~UTF8VAL_FLAGS_ALL))
-			return -EINVAL;
-	}
 	if (mutex_lock_interruptible(&uf->lock))
 		return -ERESTARTSYS;
-	switch (cmd) {
-	case UTF8VAL_IOC_GET_VERDICT:
-		get_verdict(uf, &verdict);
-		break;
-	case UTF8VAL_IOC_RESET:
-		count_verdict(uf);
-		restart(uf, uf->st.flags);
-		break;
-	case UTF8VAL_IOC_SET_FLAGS:
-		count_verdict(uf);
-		restart(uf, fl.flags);
-		break;
-	}
+	get_verdict(uf, &verdict);
 	mutex_unlock(&uf->lock);
-	/* Copied out after the unlock: user memory may block for long. */
-	if (cmd == UTF8VAL_IOC_GET_VERDICT &&
-	    copy_to_user(argp, &verdict, sizeof(verdict)))
+	if (copy_to_user(argp, &verdict, sizeof(verdict)))
 		return -EFAULT;
+	return 0;
+}
+
+static long ioctl_reset(struct utf8val_file *uf)
+{
+	if (mutex_lock_interruptible(&uf->lock))
+		return -ERESTARTSYS;
+	count_verdict(uf);
+	restart(uf, uf->st.flags);
+	mutex_unlock(&uf->lock);
+	return 0;
+}
+
+static long ioctl_set_flags(struct utf8val_file *uf, void __user *argp)
+{
+	struct utf8val_ioc_flags fl;
+
+	if (copy_from_user(&fl, argp, sizeof(fl)))
+		return -EFAULT;
+	if (fl.reserved || (fl.flags & ~UTF8VAL_FLAGS_ALL))
+		return -EINVAL;
+	if (mutex_lock_interruptible(&uf->lock))
+		return -ERESTARTSYS;
+	count_verdict(uf);
+	restart(uf, fl.flags);
+	mutex_unlock(&uf->lock);
 	return 0;
 }
 
 static long utf8val_ioctl(struct file *file, unsigned int cmd,
 			  unsigned long arg)
 {
+	struct utf8val_file *uf = file->private_data;
 	void __user *argp = (void __user *)arg;
 
 	switch (cmd) {
 	case UTF8VAL_IOC_GET_VERDICT:
+		return ioctl_get_verdict(uf, argp);
 	case UTF8VAL_IOC_RESET:
+		return ioctl_reset(uf);
 	case UTF8VAL_IOC_SET_FLAGS:
-		return stream_ioctl(file->private_data, cmd, argp);
+		return ioctl_set_flags(uf, argp);
 	case UTF8VAL_IOC_VALIDATE:
 		return ioctl_validate(argp);
 	default:
