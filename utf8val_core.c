@@ -88,6 +88,7 @@ static const u64 dfa_strict[256] = DFA_TABLE(S_ED);
 /* With UTF8VAL_SURROGATES, ED takes any two continuation bytes. */
 static const u64 dfa_surrogates[256] = DFA_TABLE(S_C2);
 
+/* The flags that refuse some of what strict RFC 3629 accepts. */
 #define POLICY_FLAGS	(UTF8VAL_REJECT_NUL | UTF8VAL_REJECT_NONCHAR | \
 			 UTF8VAL_REJECT_BOM)
 
@@ -818,9 +819,7 @@ static void exact_scan(struct utf8val_stream *st, const u8 *s, size_t len)
 {
 	const unsigned int flags = st->flags;
 	const bool reject_nul = flags & UTF8VAL_REJECT_NUL;
-	const bool policy = flags & (UTF8VAL_REJECT_NUL |
-				     UTF8VAL_REJECT_NONCHAR |
-				     UTF8VAL_REJECT_BOM);
+	const bool policy = flags & POLICY_FLAGS;
 	unsigned int seen = st->seen, need = st->need;
 	struct lead_rule rule = { 0 };
 	u64 chars = st->chars;
@@ -1492,6 +1491,8 @@ const char *utf8val_error_name(unsigned int err)
 		[UTF8VAL_EFLAGS] = "flags",
 	};
 
+	/* a new error is named here (the device's counters take these) */
+	BUILD_BUG_ON(ARRAY_SIZE(names) != UTF8VAL_NR_ERRORS);
 	if (err >= ARRAY_SIZE(names))
 		return "unknown";
 	return names[err];

@@ -31,8 +31,12 @@
 #include "utf8val_simd.h"
 #include "uapi/linux/utf8val.h"
 
-/* Verdicts are counted by enum utf8val_error, up to UTF8VAL_EBOM. */
-#define NR_VERDICTS	(UTF8VAL_EBOM + 1)
+/*
+ * Verdicts are counted by enum utf8val_error, every one of them; stats_add()
+ * takes NO_VERDICT for bytes alone.
+ */
+#define NR_VERDICTS	UTF8VAL_NR_ERRORS
+#define NO_VERDICT	NR_VERDICTS
 
 /*
  * Per-CPU, so that writers on different CPUs never share a cache line;
@@ -52,7 +56,7 @@ static DEFINE_PER_CPU(struct utf8val_stats, utf8val_stats);
 static atomic_long_t open_streams = ATOMIC_LONG_INIT(0);
 
 /*
- * Count @bytes found valid and, unless @verdict is NR_VERDICTS, one
+ * Count @bytes found valid and, unless @verdict is NO_VERDICT, one
  * verdict. Any context but NMI.
  */
 static void stats_add(u64 bytes, unsigned int verdict)
@@ -249,7 +253,7 @@ static ssize_t utf8val_write(struct file *file, const char __user *ubuf,
 	if (ret > 0)
 		uf->bytes += ret;
 	/* the statistics count a character once it is complete and valid */
-	stats_add(res.valid_up_to - valid, NR_VERDICTS);
+	stats_add(res.valid_up_to - valid, NO_VERDICT);
 	publish_tail(uf);
 out_unlock:
 	mutex_unlock(&uf->lock);
@@ -518,29 +522,30 @@ static ssize_t verdict_show(struct device *dev, struct device_attribute *attr,
 	return sysfs_emit(buf, "%llu\n", stats_sum(va->err));
 }
 
-/* File names are the verdict names of the device's read(). */
-#define VERDICT(_err, _name) {						\
-	.attr = { .attr = { .name = _name, .mode = 0400 },		\
-		  .show = verdict_show },				\
-	.err = _err,							\
+/*
+ * A file for each verdict, named as the device's read() names it
+ * (utf8val_error_name(), but "valid"), filled in at init. Not one for
+ * UTF8VAL_EFLAGS: the device refuses unknown flags before validating.
+ */
+static struct verdict_attr verdict_attrs[NR_VERDICTS];
+static struct attribute *verdict_attr_ptrs[NR_VERDICTS];	/* NULL-ended */
+
+static void __init verdict_attrs_init(void)
+{
+	int err, n = 0;
+
+	for (err = 0; err < NR_VERDICTS; err++) {
+		struct verdict_attr *va = &verdict_attrs[err];
+
+		if (err == UTF8VAL_EFLAGS)
+			continue;
+		va->err = err;
+		va->attr.attr.name = err ? utf8val_error_name(err) : "valid";
+		va->attr.attr.mode = 0400;
+		va->attr.show = verdict_show;
+		verdict_attr_ptrs[n++] = &va->attr.attr;
+	}
 }
-
-static struct verdict_attr verdict_attrs[NR_VERDICTS] = {
-	VERDICT(UTF8VAL_OK, "valid"),
-	VERDICT(UTF8VAL_EINCOMPLETE, "incomplete"),
-	VERDICT(UTF8VAL_ECONTINUATION, "continuation"),
-	VERDICT(UTF8VAL_EBADBYTE, "bad-byte"),
-	VERDICT(UTF8VAL_ESHORT, "short"),
-	VERDICT(UTF8VAL_EOVERLONG, "overlong"),
-	VERDICT(UTF8VAL_ESURROGATE, "surrogate"),
-	VERDICT(UTF8VAL_ETOOLARGE, "too-large"),
-	VERDICT(UTF8VAL_ENUL, "nul"),
-	VERDICT(UTF8VAL_ENONCHAR, "noncharacter"),
-	VERDICT(UTF8VAL_EBOM, "bom"),
-};
-
-/* Filled from verdict_attrs[] at init; the last entry stays NULL. */
-static struct attribute *verdict_attr_ptrs[NR_VERDICTS + 1];
 
 static const struct attribute_group verdicts_group = {
 	.name = "verdicts",
@@ -599,7 +604,7 @@ MODULE_PARM_DESC(simd, "validation path: auto, scalar, avx2, avx512 or neon (rea
 
 static int __init utf8val_init(void)
 {
-	int i, cpu, err;
+	int cpu, err;
 
 	/* The UAPI structs must not depend on the ABI's alignment rules. */
 	BUILD_BUG_ON(sizeof(struct utf8val_ioc_verdict) != 56);
@@ -608,8 +613,7 @@ static int __init utf8val_init(void)
 
 	for_each_possible_cpu(cpu)
 		u64_stats_init(&per_cpu_ptr(&utf8val_stats, cpu)->syncp);
-	for (i = 0; i < NR_VERDICTS; i++)
-		verdict_attr_ptrs[i] = &verdict_attrs[i].attr.attr;
+	verdict_attrs_init();
 	if (!simd_param_given)
 		utf8val_simd_select(-1);
 	pr_debug("validation path: %s\n", utf8val_path_name(utf8val_simd_path()));

@@ -44,6 +44,10 @@ typedef unsigned long long u64;	/* the kernel's u64 on every architecture */
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #endif
+/* the kernel's compile-time check (linux/build_bug.h) */
+#ifndef BUILD_BUG_ON
+#define BUILD_BUG_ON(cond)	((void)sizeof(char[1 - 2 * !!(cond)]))
+#endif
 #endif
 
 #endif /* UTF8VAL_TYPES_H */
