@@ -36,36 +36,30 @@ AR		:= $(CROSS_COMPILE)ar
 endif
 MACHINE		:= $(shell $(CC) -dumpmachine)
 
+# The target's vector paths: its architecture's folder (named as the
+# kernel names it) says which, and with which flags (utf8val.mk, which
+# Kbuild reads too), and holds them with their header; an architecture
+# without them has generic/'s header. KERNEL_NO_FPU: the flags of the
+# target's kernel code (no FPU/SIMD registers) that the vector units drop.
+utf8val_machine	:= $(MACHINE)
+SRCARCH		:= $(shell echo '$(MACHINE)' | sed -e 's/-.*//' \
+		   -e 's/^i.86$$/x86/' -e 's/^x86_64$$/x86/' -e 's/^arm.*/arm/' \
+		   -e 's/^aarch64.*/arm64/' -e 's/^riscv.*/riscv/' -e 's/^s390.*/s390/' \
+		   -e 's/^p.*pc.*/powerpc/' -e 's/^mips.*/mips/')
+-include $(SRCARCH)/utf8val.mk
+VEC		:= $(utf8val_vec)
+ARCH_DIR	:= $(if $(VEC),$(SRCARCH),generic)
+KERNEL_NO_FPU	:= $(utf8val_no_fpu)
+KERNEL_ARCH	:= $(utf8val_no_fpu) $(utf8val_kernel_codegen)
+ARCH_HDR	:= $(ARCH_DIR)/utf8val_arch.h $(wildcard $(ARCH_DIR)/utf8val.mk)
+ARCH_INC	:= -I$(ARCH_DIR)
+
 WERROR		?= -Werror
 WARN		:= -Wall -Wextra -Wno-missing-field-initializers $(WERROR)
-HOST_CFLAGS	:= -O2 -g $(WARN)
+HOST_CFLAGS	:= -O2 -g $(WARN) $(ARCH_INC)
 # What gets installed also takes the builder's CPPFLAGS, CFLAGS and
 # LDFLAGS (a distribution's hardening flags).
 INSTALLED_CFLAGS := $(HOST_CFLAGS) $(CPPFLAGS) $(CFLAGS)
-
-# The target's vector paths, each in its own translation unit in the
-# architecture's folder with its own flags, and the flags of the target's
-# kernel code (no FPU/SIMD registers) that the vector units drop.
-ifneq ($(filter x86_64-%,$(MACHINE)),)
-ARCH_DIR	:= x86
-VEC		:= avx2 avx512
-# immintrin.h would pull in libc's malloc through mm_malloc.h.
-avx2_FLAGS	:= -mavx2 -mpopcnt -D_MM_MALLOC_H_INCLUDED
-avx512_FLAGS	:= -mavx512f -mavx512bw -mpopcnt -D_MM_MALLOC_H_INCLUDED
-KERNEL_NO_FPU	:= -mno-sse -mno-mmx -mno-sse2 -mno-3dnow -mno-avx \
-		   -mno-80387 -mno-fp-ret-in-387
-# and no red zone, as Kbuild builds x86-64 code
-KERNEL_ARCH	:= $(KERNEL_NO_FPU) -mno-red-zone \
-		   -mpreferred-stack-boundary=3 -mskip-rax-setup \
-		   -mtune=generic -fcf-protection=none
-else ifneq ($(filter aarch64-%,$(MACHINE)),)
-ARCH_DIR	:= arm64
-VEC		:= neon
-neon_FLAGS	:=
-KERNEL_NO_FPU	:= -mgeneral-regs-only
-KERNEL_ARCH	:= $(KERNEL_NO_FPU)
-endif
-ARCH_HDR	:= $(if $(ARCH_DIR),$(ARCH_DIR)/utf8val_arch.h)
 
 CORE_SRC	:= utf8val_core.c
 CORE_HDR	:= utf8val.h utf8val_types.h utf8val_simd.h utf8val_user.h \
@@ -76,7 +70,7 @@ TEST_HDR	:= tests/common.h tests/reference.h $(CORE_HDR)
 TESTS		:= test_api test_vectors test_random test_replace test_exhaustive test_race
 
 # Kernel code generation, as Kbuild uses it: no jump tables, no FPU.
-KERNEL_CFLAGS	:= -O2 -g $(WARN) -ffreestanding -fno-strict-aliasing \
+KERNEL_CFLAGS	:= -O2 -g $(WARN) $(ARCH_INC) -ffreestanding -fno-strict-aliasing \
 		   -fno-common -fno-delete-null-pointer-checks \
 		   -fno-jump-tables $(KERNEL_ARCH)
 
@@ -92,7 +86,7 @@ VARIANTS	:= host
 endif
 host_CORE	:= $(HOST_CFLAGS)
 host_TEST	:= $(HOST_CFLAGS)
-asan_CORE	:= -O1 -g $(WARN) $(SAN_FLAGS)
+asan_CORE	:= -O1 -g $(WARN) $(ARCH_INC) $(SAN_FLAGS)
 asan_TEST	:= $(asan_CORE)
 asan_LD		:= $(SAN_FLAGS)
 kernel-flags_CORE := $(KERNEL_CFLAGS)
@@ -143,7 +137,7 @@ define vec_rules
 $(foreach v,$(VEC),
 $(BUILD)/$(1)/utf8val_$(v).o: $(ARCH_DIR)/utf8val_$(v).c $(CORE_HDR) $(VEC_HDR) $(TARGET_STAMP)
 	@mkdir -p $$(@D)
-	$(CC) $$(filter-out $(KERNEL_NO_FPU),$(2)) $($(v)_FLAGS) -c $$< -o $$@
+	$(CC) $$(filter-out $(KERNEL_NO_FPU),$(2)) $(utf8val_$(v)_flags) -c $$< -o $$@
 )
 endef
 $(eval $(call vec_rules,lib,$(INSTALLED_CFLAGS) -fPIC))
@@ -173,7 +167,8 @@ test-build: $(BUILD)/header_check $(BUILD)/header_check_cxx
 
 # The device's traffic under the module's vector threshold, the vector
 # entry points wrapped so that the test counts their calls.
-KCHUNK_WRAP	:= $(VEC:%=-Wl,--wrap=utf8val_%_blocks)
+KCHUNK_WRAP	:= $(VEC:%=-Wl,--wrap=utf8val_%_blocks) \
+		   -D'UTF8VAL_WRAPPED=$(foreach v,$(VEC),WRAP(utf8val_$(v)_blocks))'
 $(BUILD)/kchunks/utf8val_core.o: $(CORE_SRC) $(CORE_HDR) $(TARGET_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -DUTF8VAL_SIMD_MIN_LEN=4096 -c $< -o $@
@@ -346,21 +341,21 @@ PEERS		:= $(BUILD)/bench/peers.o $(BUILD)/bench/peers_simdjson.o
 BENCH_COMMON	:= bench/datasets.c bench/read_ceiling.c
 BENCH_COMMON_HDR := bench/datasets.h bench/read_ceiling.h bench/peers.h utf8val.h
 $(BUILD)/bench/bench: bench/bench.c $(BENCH_COMMON) $(BENCH_COMMON_HDR) $(PEERS) $(BENCH_OBJS)
-	$(CC) -O2 -g $(WARN) -I. -o $@ $< $(BENCH_COMMON) $(PEERS) \
+	$(CC) -O2 -g $(WARN) -I. $(ARCH_INC) -o $@ $< $(BENCH_COMMON) $(PEERS) \
 		$(BENCH_OBJS) -lsimdjson \
 		$(shell pkg-config --libs $(BENCH_PKGS)) -lstdc++
 
 $(BUILD)/bench/fpu_cost: bench/fpu_cost.c $(BENCH_OBJS)
-	$(CC) -O2 -g $(WARN) -I. -o $@ $< $(BENCH_OBJS)
+	$(CC) -O2 -g $(WARN) -I. $(ARCH_INC) -o $@ $< $(BENCH_OBJS)
 $(BUILD)/bench/icount: bench/icount.c bench/datasets.c $(BENCH_COMMON_HDR) $(BENCH_OBJS)
-	$(CC) -O2 -g $(WARN) -I. -o $@ $< bench/datasets.c $(BENCH_OBJS)
+	$(CC) -O2 -g $(WARN) -I. $(ARCH_INC) -o $@ $< bench/datasets.c $(BENCH_OBJS)
 
 # Instructions per byte on an emulated CPU (scripts/emu-icount builds it
 # with CROSS_COMPILE=aarch64-linux-gnu- and another architecture's
 # simdjson: SIMDJSON_CFLAGS, SIMDJSON_LIBS).
 SIMDJSON_LIBS	?= -lsimdjson
 $(BUILD)/bench/emu_icount: bench/emu_icount.c bench/peers.h $(BUILD)/bench/peers_simdjson.o $(BENCH_OBJS)
-	$(CC) -O2 -g $(WARN) -I. -o $@ $< $(filter %.o,$^) $(SIMDJSON_LIBS) -lstdc++
+	$(CC) -O2 -g $(WARN) -I. $(ARCH_INC) -o $@ $< $(filter %.o,$^) $(SIMDJSON_LIBS) -lstdc++
 
 # What kernel callers get: kernel flags and the module's vector threshold.
 $(BUILD)/kbench/utf8val_core.o: $(CORE_SRC) $(CORE_HDR) $(TARGET_STAMP)
@@ -372,13 +367,13 @@ $(BUILD)/kbench/word_loop.o: bench/word_loop.c bench/word_loop.h utf8val_types.h
 	$(CC) $(KERNEL_CFLAGS) -I. -c $< -o $@
 $(BUILD)/bench/kernel_rows: bench/kernel_rows.c bench/word_loop.h $(BENCH_COMMON) $(BENCH_COMMON_HDR) $(PEERS) $(BUILD)/kbench/utf8val_core.o $(VEC:%=$(BUILD)/kbench/utf8val_%.o) $(BUILD)/kbench/word_loop.o
 	@mkdir -p $(@D)
-	$(CC) -O2 -g $(WARN) -I. -o $@ $< $(BENCH_COMMON) $(filter %.o,$^) \
+	$(CC) -O2 -g $(WARN) -I. $(ARCH_INC) -o $@ $< $(BENCH_COMMON) $(filter %.o,$^) \
 		-lsimdjson $(shell pkg-config --libs $(BENCH_PKGS)) -lstdc++
 
 # The library in process on a file: the yardstick of the command.
 $(BUILD)/bench/file_speed: bench/file_speed.c utf8val.h $(BUILD)/libutf8val.a
 	@mkdir -p $(@D)
-	$(CC) -O2 -g $(WARN) -I. -o $@ $< $(BUILD)/libutf8val.a
+	$(CC) -O2 -g $(WARN) -I. $(ARCH_INC) -o $@ $< $(BUILD)/libutf8val.a
 
 BENCH_BINS	:= $(addprefix $(BUILD)/bench/,bench icount fpu_cost kernel_rows)
 bench: $(BENCH_BINS) $(BUILD)/bench/file_speed cli
@@ -395,10 +390,10 @@ FUZZ_SAN	:= -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_OBJS	:= $(VEC:%=$(BUILD)/fuzz/utf8val_%.o)
 $(FUZZ_OBJS): $(BUILD)/fuzz/utf8val_%.o: $(ARCH_DIR)/utf8val_%.c $(CORE_HDR) $(VEC_HDR)
 	@mkdir -p $(@D)
-	$(CLANG) -O1 -g $($*_FLAGS) $(FUZZ_SAN) \
+	$(CLANG) -O1 -g $(ARCH_INC) $(utf8val_$*_flags) $(FUZZ_SAN) \
 		-fsanitize=fuzzer-no-link -c $< -o $@
 $(BUILD)/fuzz/fuzz_core: tests/fuzz_core.c $(CORE_SRC) $(TEST_COMMON) $(TEST_HDR) $(FUZZ_OBJS)
-	$(CLANG) -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer \
+	$(CLANG) -O1 -g $(ARCH_INC) $(FUZZ_SAN) -fsanitize=fuzzer \
 		-o $@ $< $(CORE_SRC) $(TEST_COMMON) $(FUZZ_OBJS)
 
 fuzz: $(BUILD)/fuzz/fuzz_core

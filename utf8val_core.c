@@ -348,20 +348,16 @@ static __always_inline size_t dfa_prefix(const u64 *tbl, const u8 *s,
 	return dfa_lane(tbl, s, 0, 0, len, S_ACC, chars);
 }
 
-/*
- * Every architecture's names, so that utf8val.simd= takes the same words
- * everywhere: a path this build lacks falls back as one the CPU lacks.
- */
-static const char *const path_names[NR_UTF8VAL_PATHS] = {
-	[UTF8VAL_PATH_SCALAR] = "scalar",
-	[UTF8VAL_PATH_AVX2] = "avx2",
-	[UTF8VAL_PATH_AVX512] = "avx512",
-	[UTF8VAL_PATH_NEON] = "neon",
+/* The vector paths this build has: its architecture's (utf8val_simd.h). */
+static const struct utf8val_simd_impl simd_impls[NR_UTF8VAL_PATHS] = {
+	[UTF8VAL_PATH_SCALAR] = { "scalar" },
+	UTF8VAL_ARCH_IMPLS
 };
 
+/* The names utf8val.simd= takes. */
 const char *utf8val_path_name(enum utf8val_path path)
 {
-	return path < NR_UTF8VAL_PATHS ? path_names[path] : "unknown";
+	return path < NR_UTF8VAL_PATHS ? simd_impls[path].name : "unknown";
 }
 
 /*
@@ -371,13 +367,7 @@ const char *utf8val_path_name(enum utf8val_path path)
  * stops short, at an error, the DFA takes over from the start of the
  * character before it, and the exact path classifies the error.
  */
-#ifdef UTF8VAL_SIMD
 #define SIMD_SECTION	(16 * 1024)
-
-/* The vector paths this build has: its architecture's (utf8val_simd.h). */
-static const struct utf8val_simd_impl simd_impls[NR_UTF8VAL_PATHS] = {
-	UTF8VAL_ARCH_IMPLS
-};
 
 /*
  * The one word that says which path runs, read once per call:
@@ -401,8 +391,7 @@ static unsigned int cpu_paths(void)
 /*
  * The choice of path, for every architecture: "auto" (any @path outside
  * the enum) takes the one the architecture prefers among those the CPU
- * has; a path the CPU lacks, or this build does not have, falls back to
- * the scalar one.
+ * has; a path the CPU lacks falls back to the scalar one.
  */
 enum utf8val_path utf8val_simd_select(int path)
 {
@@ -410,7 +399,7 @@ enum utf8val_path utf8val_simd_select(int path)
 
 	if (path < 0 || path >= NR_UTF8VAL_PATHS)
 		path = utf8val_arch_auto(has);
-	if (!(has & 1u << path) || !simd_impls[path].blocks)
+	if (!(has & 1u << path))
 		path = UTF8VAL_PATH_SCALAR;
 	utf8val_write_once(simd_path, (enum utf8val_path)path);
 	return path;
@@ -478,18 +467,6 @@ static __always_inline size_t simd_prefix(utf8val_blocks_fn blocks,
 	utf8val_simd_end();
 	return at == len ? len : simd_stopped(s, at, chars);
 }
-#else
-enum utf8val_path utf8val_simd_select(int path)
-{
-	(void)path;
-	return UTF8VAL_PATH_SCALAR;
-}
-
-enum utf8val_path utf8val_simd_path(void)
-{
-	return UTF8VAL_PATH_SCALAR;
-}
-#endif
 
 /* The KUnit suite forces each path in turn, and restores the one set. */
 UTF8VAL_EXPORT_FOR_TESTS(utf8val_simd_select);
@@ -562,8 +539,9 @@ static __always_inline size_t fast_prefix(const u64 *tbl, const u8 *s,
 			*chars = len;
 		return len;
 	}
-#ifdef UTF8VAL_SIMD
-	if (tbl == dfa_strict && chunk >= UTF8VAL_SIMD_MIN_LEN) {
+	/* (constant false where the target has no vector path) */
+	if (NR_UTF8VAL_PATHS > 1 && tbl == dfa_strict &&
+	    chunk >= UTF8VAL_SIMD_MIN_LEN) {
 		enum utf8val_path path = utf8val_read_once(simd_path);
 		const struct utf8val_simd_impl *impl = &simd_impls[path];
 
@@ -577,9 +555,6 @@ static __always_inline size_t fast_prefix(const u64 *tbl, const u8 *s,
 			n += simd_prefix(impl->blocks, s + n, len - n,
 					 chars ? &simd_chars : NULL);
 	}
-#else
-	(void)chunk;	/* no vector path to decide on */
-#endif
 	if (n < len)	/* only an error or a short input is left */
 		n += dfa_prefix(tbl, s + n, len - n, chars ? &dfa_chars : NULL);
 	if (chars)

@@ -34,11 +34,8 @@
 #define MAX_LEN		(12 * 1024)
 /* Three FPU sections of 16 KiB and a tail: the multi-section loop runs. */
 #define LONG_LEN	(3 * 16 * 1024 + 1024)
-#ifdef UTF8VAL_SIMD
-#define VECTOR_MIN_LEN	UTF8VAL_SIMD_MIN_LEN	/* shorter inputs stay scalar */
-#else
-#define VECTOR_MIN_LEN	0
-#endif
+/* shorter inputs stay scalar */
+#define VECTOR_MIN_LEN	(NR_UTF8VAL_PATHS > 1 ? UTF8VAL_SIMD_MIN_LEN : 0)
 #define ITERATIONS	3000
 #define PATH_ITERATIONS	600
 
@@ -51,6 +48,9 @@ static u8 *buffer;		/* vmalloc()ed, a guard page after its end */
 static size_t buflen;
 static enum utf8val_path admin_path;	/* utf8val.simd= before the suite */
 
+/* Every path of the build (utf8val_arch.h), filled in by the suite's init. */
+static enum utf8val_path kunit_paths[NR_UTF8VAL_PATHS];
+
 static u32 rand32(void)
 {
 	return prandom_u32_state(&rng);
@@ -58,6 +58,10 @@ static u32 rand32(void)
 
 static int utf8val_kunit_init(struct kunit_suite *suite)
 {
+	int path;
+
+	for (path = 0; path < NR_UTF8VAL_PATHS; path++)
+		kunit_paths[path] = path;
 	admin_path = utf8val_simd_path();
 	buflen = round_up(LONG_LEN, PAGE_SIZE);
 	buffer = vmalloc(buflen);
@@ -192,12 +196,7 @@ static void utf8val_every_alignment(struct kunit *test)
 	}
 }
 
-static const enum utf8val_path kunit_paths[] = {
-	UTF8VAL_PATH_SCALAR, UTF8VAL_PATH_AVX2, UTF8VAL_PATH_AVX512,
-	UTF8VAL_PATH_NEON,
-};
-
-static void path_desc(const enum utf8val_path *path, char *desc)
+static void path_desc(enum utf8val_path *path, char *desc)
 {
 	strscpy(desc, utf8val_path_name(*path), KUNIT_PARAM_DESC_SIZE);
 }

@@ -456,7 +456,8 @@ static const struct file_operations utf8val_fops = {
 
 /*
  * sysfs: /sys/class/misc/utf8val/{bytes,open_streams,verdicts/<name>},
- * readable by root only: the counts tell what other users validate.
+ * readable by root only: the counts tell what other users validate; and
+ * simd_paths, for everyone.
  */
 
 /* A counter summed over all CPUs: @verdict's count, or STATS_BYTES. */
@@ -498,9 +499,23 @@ static ssize_t open_streams_show(struct device *dev,
 }
 static DEVICE_ATTR_ADMIN_RO(open_streams);
 
+/* Every path utf8val.simd= takes, whether or not this CPU can run it. */
+static ssize_t simd_paths_show(struct device *dev,
+			       struct device_attribute *attr, char *buf)
+{
+	int path, len = 0;
+
+	for (path = 0; path < NR_UTF8VAL_PATHS; path++)
+		len += sysfs_emit_at(buf, len, "%s%s", path ? " " : "",
+				     utf8val_path_name(path));
+	return len + sysfs_emit_at(buf, len, "\n");
+}
+static DEVICE_ATTR_RO(simd_paths);
+
 static struct attribute *stats_attrs[] = {
 	&dev_attr_bytes.attr,
 	&dev_attr_open_streams.attr,
+	&dev_attr_simd_paths.attr,
 	NULL,
 };
 
@@ -600,7 +615,7 @@ static const struct kernel_param_ops simd_param_ops = {
 };
 
 module_param_cb(simd, &simd_param_ops, NULL, 0644);
-MODULE_PARM_DESC(simd, "validation path: auto, scalar, avx2, avx512 or neon (reads back the one in use)");
+MODULE_PARM_DESC(simd, "validation path: auto, or one named in /sys/class/misc/utf8val/simd_paths (reads back the one in use)");
 
 static int __init utf8val_init(void)
 {

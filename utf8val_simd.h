@@ -51,31 +51,30 @@ utf8val_drop_open_block(size_t i, size_t from, u64 *count, u64 last_chars)
 	return from;
 }
 
-/* Every path of every architecture; utf8val.simd= names them. */
-enum utf8val_path {
-	UTF8VAL_PATH_SCALAR,
-	UTF8VAL_PATH_AVX2,
-	UTF8VAL_PATH_AVX512,
-	UTF8VAL_PATH_NEON,
-	NR_UTF8VAL_PATHS
-};
-
 /* A vector path, as the core runs it. */
 struct utf8val_simd_impl {
+	const char *name;		/* for utf8val.simd= and the tests */
 	utf8val_blocks_fn blocks;
 	size_t min_len;			/* below it, the DFA alone is faster */
 	size_t ascii_first;		/* below it, ASCII words go first */
 };
 
 /*
- * Each architecture with vector paths has a folder and a header there
- * that defines UTF8VAL_SIMD and says:
+ * The target's architecture header, from its folder (x86/, arm64/, ...;
+ * generic/ where there are no vector paths), which Kbuild and the
+ * Makefile put on the include path. It says:
+ *   enum utf8val_path      UTF8VAL_PATH_SCALAR, its paths, then
+ *                          NR_UTF8VAL_PATHS
  *   UTF8VAL_ARCH_IMPLS     its paths, as struct utf8val_simd_impl
- *                          initialisers indexed by enum utf8val_path
+ *                          initialisers indexed by enum utf8val_path;
+ *                          every list of paths (the module parameter,
+ *                          KUnit, the tests, the benchmarks) is made
+ *                          from these two
  *   utf8val_arch_paths()   which of them this CPU can run, a bit each
  *                          (bits above the paths are the architecture's
  *                          own, for utf8val_arch_auto()); asked once
  *   utf8val_arch_auto()    which of those "auto" takes
+ * and in the kernel:
  *   utf8val_simd_usable(), utf8val_simd_begin(), utf8val_simd_end()
  *                          whether this context may use vector registers,
  *                          and the section that does
@@ -84,15 +83,8 @@ struct utf8val_simd_impl {
  *                          named utf8val_fpsimd_save, and its size
  *                          (UTF8VAL_SIMD_SAVE_AREA_SIZE)
  *   UTF8VAL_SIMD_MIN_LEN   the shortest input worth that section
- * Elsewhere (and with UTF8VAL_NO_SIMD) only the scalar path exists.
  */
-#ifndef UTF8VAL_NO_SIMD
-#if defined(__x86_64__)
-#include "x86/utf8val_arch.h"
-#elif defined(__aarch64__)
-#include "arm64/utf8val_arch.h"
-#endif
-#endif
+#include "utf8val_arch.h"
 
 #ifndef UTF8VAL_SIMD_SAVE_AREA
 #define UTF8VAL_SIMD_SAVE_AREA		do { } while (0)
@@ -100,7 +92,7 @@ struct utf8val_simd_impl {
 #endif
 
 /* User space saves no state: its vector paths run anywhere, any length. */
-#if defined(UTF8VAL_SIMD) && !defined(__KERNEL__)
+#ifndef __KERNEL__
 #define utf8val_simd_usable()	true
 #define utf8val_simd_begin()	do { } while (0)
 #define utf8val_simd_end()	do { } while (0)
@@ -138,8 +130,8 @@ enum utf8val_path utf8val_simd_path(void);
  * utf8val_path_name() - the name utf8val.simd= uses for a path
  * @path: an &enum utf8val_path
  *
- * Return: "scalar", "avx2", "avx512", "neon" (whether or not this build
- * has the path), or "unknown" for anything else.
+ * Return: "scalar" or the name of one of this build's vector paths
+ * (UTF8VAL_ARCH_IMPLS), or "unknown" for anything else.
  */
 const char *utf8val_path_name(enum utf8val_path path);
 

@@ -6,12 +6,17 @@
  * kernel_fpu_begin() does on x86, so the module takes NEON from the same
  * length (Documentation/utf8val.rst, "Vector paths").
  *
- * Included by utf8val_simd.h only.
+ * Included by utf8val_simd.h only (Kbuild and the Makefile put this
+ * folder on the include path; arm64/utf8val.mk builds the path).
  */
 #ifndef UTF8VAL_ARM64_ARCH_H
 #define UTF8VAL_ARM64_ARCH_H
 
-#define UTF8VAL_SIMD 1
+enum utf8val_path {
+	UTF8VAL_PATH_SCALAR,
+	UTF8VAL_PATH_NEON,
+	NR_UTF8VAL_PATHS
+};
 
 /* NEON: 64 bytes a step, the tail as one block overlapping the last
  * (from 80 bytes).
@@ -20,11 +25,11 @@ size_t utf8val_neon_blocks(const u8 *s, size_t from, size_t to, bool end,
 			   u64 *chars);
 
 /*
- * The blocks function, the length below which the DFA alone is faster,
- * and below which ASCII words go first.
+ * The name, the blocks function, the length below which the DFA alone is
+ * faster, and below which ASCII words go first.
  */
 #define UTF8VAL_ARCH_IMPLS						\
-	[UTF8VAL_PATH_NEON] = { utf8val_neon_blocks, 80, 256 },
+	[UTF8VAL_PATH_NEON] = { "neon", utf8val_neon_blocks, 80, 256 },
 
 #ifdef __KERNEL__
 #include <asm/cpufeature.h>

@@ -62,10 +62,17 @@ struct impl {
 
 #define AUTO -1
 /* CHECK, the first column, is what the goals are about */
-enum { CHECK, SJ_FALLBACK = 6, SJ_HASWELL, SJ_ICELAKE, READ_CEILING };
+enum {
+	CHECK,
+	FORCED,		/* then each vector path, forced (named at start) */
+	SJ_FALLBACK = FORCED + NR_UTF8VAL_PATHS - 1 + 4,
+	SJ_HASWELL,
+	SJ_ICELAKE,
+	READ_CEILING
+};
 static struct impl impls[] = {
 	[CHECK] = { "check", utf8val_check_fn, OURS, AUTO },
-	{ "check_avx2", utf8val_check_fn, OURS, UTF8VAL_PATH_AVX2 },
+	[FORCED ... FORCED + NR_UTF8VAL_PATHS - 2] = { NULL, utf8val_check_fn, OURS },
 	{ "check_scalar", utf8val_check_fn, OURS, UTF8VAL_PATH_SCALAR },
 	{ "validate", utf8val_validate_fn, OURS, AUTO },
 	{ "glib", peer_glib, SCALAR_PEER },
@@ -263,6 +270,14 @@ int main(int argc, char **argv)
 			rounds = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--size") && i + 1 < argc)
 			only_size = strtoul(argv[++i], NULL, 0);
+	}
+	for (int p = 1; p < NR_UTF8VAL_PATHS; p++) {
+		static char names[NR_UTF8VAL_PATHS][24];
+
+		snprintf(names[p], sizeof(names[p]), "check_%s",
+			 utf8val_path_name(p));
+		impls[FORCED + p - 1].name = names[p];
+		impls[FORCED + p - 1].path = p;
 	}
 	impls[SJ_FALLBACK].fn = peer_simdjson("fallback");
 	impls[SJ_HASWELL].fn = peer_simdjson("haswell");

@@ -172,6 +172,24 @@ long long sysfs_value(const char *name)
 	return strtoll(buf, NULL, 10);
 }
 
+int simd_paths(char names[][16], int max)
+{
+	char line[256], *word, *save = NULL;
+	FILE *f = fopen(SYSFS_DIR "simd_paths", "r");
+	int n = 0;
+
+	if (!f)
+		return 0;
+	if (!fgets(line, sizeof(line), f))
+		line[0] = '\0';
+	fclose(f);
+	line[strcspn(line, "\n")] = '\0';
+	for (word = strtok_r(line, " ", &save); word && n < max;
+	     word = strtok_r(NULL, " ", &save))
+		snprintf(names[n++], sizeof(names[0]), "%s", word);
+	return n;
+}
+
 size_t random_input(u64 *rng, u8 *buf, size_t max)
 {
 	static const u8 edges[] = { 0x00, 0x0a, 0x41, 0x7f, 0x80, 0x8f, 0x90,

@@ -49,6 +49,11 @@ const char *verdict_mismatch(const struct utf8val_ioc_verdict *want,
 			     const struct utf8val_ioc_verdict *got);
 
 long long sysfs_value(const char *name);
+/*
+ * The validation paths the module has (simd_paths), at most @max, into
+ * @names; returns how many (0 if it cannot say).
+ */
+int simd_paths(char names[][16], int max);
 
 /* xorshift64: fast, seeded, repeatable. */
 static inline u64 xorshift(u64 *state)

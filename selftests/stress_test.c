@@ -350,17 +350,26 @@ static void race_fail(struct racer *r, const char *what, long got)
 			 strerror(errno));
 }
 
+/* The module's paths (simd_paths), and "auto", read once. */
+static char paths[9][16];
+static int nr_paths;
+static pthread_once_t paths_once = PTHREAD_ONCE_INIT;
+
+static void read_paths(void)
+{
+	nr_paths = simd_paths(paths, 8);
+	snprintf(paths[nr_paths++], sizeof(paths[0]), "auto");
+}
+
 static void race_once(struct racer *r)
 {
 	static const char *const chars[] = { "a", "\n", "\xc3\xa9",
 					     "\xe2\x82\xac", "\xf0\x9f\x98\x80" };
 	static const unsigned int flags[] = { 0, UTF8VAL_REJECT_NUL,
 		UTF8VAL_SURROGATES, UTF8VAL_RFC2279, UTF8VAL_REJECT_NONCHAR };
+	static __thread u8 big[12 * 1024];	/* the vector paths' lengths */
 	struct utf8val_ioc_flags fl = { 0 };
 	struct utf8val_ioc_validate req = { 0 };
-	static const char *const paths[] = { "scalar", "avx2", "avx512",
-					     "neon", "auto" };
-	static __thread u8 big[12 * 1024];	/* the vector paths' lengths */
 	struct utf8val_ioc_verdict v;
 	struct utf8val_result want;
 	u8 buf[512];
@@ -436,8 +445,9 @@ static void race_once(struct racer *r)
 			race_fail(r, "a child's write", status);
 		break;
 	default:
+		pthread_once(&paths_once, read_paths);
 		if (write_file("/sys/module/utf8val/parameters/simd",
-			       paths[xorshift(&r->rng) % 4]))
+			       paths[xorshift(&r->rng) % nr_paths]))
 			race_fail(r, "switch the path", -1);
 		break;
 	}

@@ -270,8 +270,8 @@ struct comparison {
 static bool on_each_path(const struct comparison *c,
 			 bool (*fn)(const struct comparison *c))
 {
-#ifdef UTF8VAL_SIMD
-	if (!(c->flags & (UTF8VAL_RFC2279 | UTF8VAL_SURROGATES)) &&
+	if (NR_UTF8VAL_PATHS > 1 &&
+	    !(c->flags & (UTF8VAL_RFC2279 | UTF8VAL_SURROGATES)) &&
 	    c->len >= UTF8VAL_SIMD_MIN_LEN) {
 		bool ok = true;
 
@@ -283,7 +283,6 @@ static bool on_each_path(const struct comparison *c,
 		utf8val_simd_select(-1);
 		return ok;
 	}
-#endif
 	path_tried = UTF8VAL_PATH_SCALAR;
 	return fn(c);
 }

@@ -165,7 +165,6 @@ static unsigned long inside_words(unsigned int flags, void *arg)
  * overlapping the one before. Each vector path the CPU has agrees with
  * the scalar path, which the tests above hold to the reference.
  */
-#ifdef UTF8VAL_SIMD
 #define BUF_MAX		512
 static const struct placement {
 	unsigned int at;	/* where the input starts */
@@ -232,13 +231,6 @@ static unsigned long vector_paths_at_a_block_boundary(unsigned int *paths)
 	utf8val_simd_select(-1);
 	return bad;
 }
-#else
-static unsigned long vector_paths_at_a_block_boundary(unsigned int *paths)
-{
-	*paths = 0;
-	return 0;
-}
-#endif
 
 int main(void)
 {

@@ -30,12 +30,9 @@ size_t __wrap_##name(const u8 *s, size_t from, size_t to, bool end,	\
 	vector_calls++;							\
 	return __real_##name(s, from, to, end, chars);			\
 }
-/* the Makefile wraps the target's vector paths (VEC) */
-#if defined(__x86_64__)
-WRAP(utf8val_avx2_blocks)
-WRAP(utf8val_avx512_blocks)
-#elif defined(__aarch64__)
-WRAP(utf8val_neon_blocks)
+/* the Makefile wraps the target's vector paths (VEC): WRAP(f) each */
+#ifdef UTF8VAL_WRAPPED
+UTF8VAL_WRAPPED
 #endif
 
 /* Valid text of @bytes-byte characters only (0: a random mix of 1..4). */

@@ -6,12 +6,18 @@
  * FPU state first, which only pays off on longer inputs
  * (Documentation/utf8val.rst, "Vector paths").
  *
- * Included by utf8val_simd.h only.
+ * Included by utf8val_simd.h only (Kbuild and the Makefile put this
+ * folder on the include path; x86/utf8val.mk builds the paths).
  */
 #ifndef UTF8VAL_X86_ARCH_H
 #define UTF8VAL_X86_ARCH_H
 
-#define UTF8VAL_SIMD 1
+enum utf8val_path {
+	UTF8VAL_PATH_SCALAR,
+	UTF8VAL_PATH_AVX2,
+	UTF8VAL_PATH_AVX512,
+	NR_UTF8VAL_PATHS
+};
 
 /* AVX2: the tail as one more block overlapping the last; from 96 bytes. */
 size_t utf8val_avx2_blocks(const u8 *s, size_t from, size_t to, bool end,
@@ -21,13 +27,13 @@ size_t utf8val_avx512_blocks(const u8 *s, size_t from, size_t to, bool end,
 			     u64 *chars);
 
 /*
- * The blocks function, the length below which the DFA alone is faster,
- * and below which ASCII words go first (AVX-512 skips ASCII 256 bytes a
- * step from the start: no words first).
+ * The name, the blocks function, the length below which the DFA alone is
+ * faster, and below which ASCII words go first (AVX-512 skips ASCII 256
+ * bytes a step from the start: no words first).
  */
 #define UTF8VAL_ARCH_IMPLS						\
-	[UTF8VAL_PATH_AVX2] = { utf8val_avx2_blocks, 96, 256 },		\
-	[UTF8VAL_PATH_AVX512] = { utf8val_avx512_blocks, 16, 0 },
+	[UTF8VAL_PATH_AVX2] = { "avx2", utf8val_avx2_blocks, 96, 256 },	\
+	[UTF8VAL_PATH_AVX512] = { "avx512", utf8val_avx512_blocks, 16, 0 },
 
 /*
  * Intel family 6 models where 512-bit registers lower the core's clock

@@ -1,0 +1,19 @@
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+#
+# x86's vector paths, read by Kbuild and by the Makefile alike. Each path
+# P of utf8val_vec is utf8val_P.c, built with utf8val_P_flags, and is
+# named in utf8val_arch.h's UTF8VAL_ARCH_PATHS. 64-bit only: 32-bit x86
+# (the kernel's or a user-space target) has the generic header.
+ifneq ($(CONFIG_X86_64)$(filter x86_64-%,$(utf8val_machine)),)
+utf8val_vec := avx2 avx512
+# immintrin.h would pull in libc's malloc through mm_malloc.h.
+utf8val_avx2_flags := -mavx2 -mpopcnt -D_MM_MALLOC_H_INCLUDED
+utf8val_avx512_flags := -mavx512f -mavx512bw -mpopcnt -D_MM_MALLOC_H_INCLUDED
+# The kernel's flags that keep other code off vector registers, which
+# those objects drop (6.1 has no CC_FLAGS_FPU to name them).
+utf8val_no_fpu := -mno-sse -mno-mmx -mno-sse2 -mno-3dnow -mno-avx \
+	-mno-80387 -mno-fp-ret-in-387 -mgeneral-regs-only
+# (user space) the rest of Kbuild's code generation for x86-64
+utf8val_kernel_codegen := -mno-red-zone -mpreferred-stack-boundary=3 \
+	-mskip-rax-setup -mtune=generic -fcf-protection=none
+endif
