@@ -357,7 +357,9 @@ static const struct utf8val_simd_impl simd_impls[NR_UTF8VAL_PATHS] = {
 /* The names utf8val.simd= takes. */
 const char *utf8val_path_name(enum utf8val_path path)
 {
-	return path < NR_UTF8VAL_PATHS ? simd_impls[path].name : "unknown";
+	if (path >= NR_UTF8VAL_PATHS || !simd_impls[path].name)
+		return "unknown";
+	return simd_impls[path].name;
 }
 
 /*
@@ -399,7 +401,7 @@ enum utf8val_path utf8val_simd_select(int path)
 
 	if (path < 0 || path >= NR_UTF8VAL_PATHS)
 		path = utf8val_arch_auto(has);
-	if (!(has & 1u << path))
+	if (!(has & 1u << path) || !simd_impls[path].blocks)
 		path = UTF8VAL_PATH_SCALAR;
 	utf8val_write_once(simd_path, (enum utf8val_path)path);
 	return path;

@@ -543,7 +543,7 @@ static ssize_t verdict_show(struct device *dev, struct device_attribute *attr,
  * UTF8VAL_EFLAGS: the device refuses unknown flags before validating.
  */
 static struct verdict_attr verdict_attrs[NR_VERDICTS];
-static struct attribute *verdict_attr_ptrs[NR_VERDICTS];	/* NULL-ended */
+static struct attribute *verdict_attr_ptrs[NR_VERDICTS + 1];	/* NULL-ended */
 
 static void __init verdict_attrs_init(void)
 {

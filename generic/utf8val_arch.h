@@ -24,6 +24,7 @@ static inline unsigned int utf8val_arch_paths(void)
 
 static inline enum utf8val_path utf8val_arch_auto(unsigned int has)
 {
+	(void)has;
 	return UTF8VAL_PATH_SCALAR;
 }
 
