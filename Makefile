@@ -45,7 +45,9 @@ utf8val_machine	:= $(MACHINE)
 SRCARCH		:= $(shell echo '$(MACHINE)' | sed -e 's/-.*//' \
 		   -e 's/^i.86$$/x86/' -e 's/^x86_64$$/x86/' -e 's/^arm.*/arm/' \
 		   -e 's/^aarch64.*/arm64/' -e 's/^riscv.*/riscv/' -e 's/^s390.*/s390/' \
-		   -e 's/^p.*pc.*/powerpc/' -e 's/^mips.*/mips/')
+		   -e 's/^p.*pc.*/powerpc/' -e 's/^mips.*/mips/' \
+		   -e 's/^loongarch.*/loongarch/' -e 's/^sparc.*/sparc/' \
+		   -e 's/^hppa.*/parisc/' -e 's/^sh[234].*/sh/' -e 's/^m68k.*/m68k/')
 -include $(SRCARCH)/utf8val.mk
 VEC		:= $(utf8val_vec)
 ARCH_DIR	:= $(if $(VEC),$(SRCARCH),generic)
@@ -103,13 +105,17 @@ KDIR		?= /lib/modules/$(shell uname -r)/build
 VERSION		:= $(shell sed -n 's/^\#define UTF8VAL_VERSION_STRING[^"]*"\(.*\)"/\1/p' utf8val.h)
 SOMAJOR		:= $(firstword $(subst ., ,$(VERSION)))
 
-.PHONY: all modules lib test check test-build core-tests bench bench-arm64 fuzz freestanding cli utf8names bpf clean \
+.PHONY: all modules vector-paths lib test check test-build core-tests bench bench-arm64 fuzz freestanding cli utf8names bpf clean \
 	install install-utf8names uninstall
 all: lib cli
 
 # --- the kernel module -------------------------------------------------------
 modules:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
+
+# The target's vector paths, as its folder's utf8val.mk names them.
+vector-paths:
+	@echo $(VEC)
 
 # --- the library -----------------------------------------------------------
 # Static and shared; the shared one exports utf8val.h's functions only
@@ -375,7 +381,9 @@ $(BUILD)/bench/file_speed: bench/file_speed.c utf8val.h $(BUILD)/libutf8val.a
 	@mkdir -p $(@D)
 	$(CC) -O2 -g $(WARN) -I. $(ARCH_INC) -o $@ $< $(BUILD)/libutf8val.a
 
-BENCH_BINS	:= $(addprefix $(BUILD)/bench/,bench icount fpu_cost kernel_rows)
+# (fpu_cost: what kernel_fpu_begin() saves, x86's XSAVE)
+BENCH_BINS	:= $(addprefix $(BUILD)/bench/,bench icount kernel_rows \
+		   $(if $(filter x86,$(ARCH_DIR)),fpu_cost))
 bench: $(BENCH_BINS) $(BUILD)/bench/file_speed cli
 	scripts/run-bench $(BENCH_BINS)
 	scripts/bench-cli $(BUILD)/utf8val $(BUILD)/bench/file_speed

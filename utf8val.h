@@ -89,8 +89,6 @@ extern "C" {
  * @UTF8VAL_ENONCHAR: a noncharacter with %UTF8VAL_REJECT_NONCHAR
  * @UTF8VAL_EBOM: a leading U+FEFF with %UTF8VAL_REJECT_BOM
  * @UTF8VAL_EFLAGS: unknown flag bits: nothing was validated
- * @UTF8VAL_NR_ERRORS: not an error: how many values come before it (a new
- *	error is added just before it)
  *
  * The values are ABI: they appear in the device's ioctl results.
  */
@@ -107,7 +105,6 @@ enum utf8val_error {
 	UTF8VAL_ENONCHAR,
 	UTF8VAL_EBOM,
 	UTF8VAL_EFLAGS,
-	UTF8VAL_NR_ERRORS
 };
 
 /**

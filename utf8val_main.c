@@ -587,6 +587,7 @@ static struct miscdevice utf8val_misc = {
  * lacks falls back to the scalar one.
  */
 static bool simd_param_given;
+static bool utf8val_loaded;	/* init has run: a write, not the load */
 
 static int simd_param_set(const char *val, const struct kernel_param *kp)
 {
@@ -600,7 +601,16 @@ static int simd_param_set(const char *val, const struct kernel_param *kp)
 			return 0;
 		}
 	}
-	return -EINVAL;
+	/*
+	 * A write names a path of this build or is refused. At load, a
+	 * modprobe.d line or command line shared with another architecture
+	 * must not keep the module from loading: "auto", and a warning.
+	 */
+	if (utf8val_loaded)
+		return -EINVAL;
+	pr_warn("simd=%s: no such path here (simd_paths lists them); auto\n",
+		val);
+	return 0;
 }
 
 static int simd_param_get(char *buf, const struct kernel_param *kp)
@@ -626,6 +636,7 @@ static int __init utf8val_init(void)
 	BUILD_BUG_ON(sizeof(struct utf8val_ioc_flags) != 8);
 	BUILD_BUG_ON(sizeof(struct utf8val_ioc_validate) != 48);
 
+	utf8val_loaded = true;	/* the load's parameters are set */
 	for_each_possible_cpu(cpu)
 		u64_stats_init(&per_cpu_ptr(&utf8val_stats, cpu)->syncp);
 	verdict_attrs_init();

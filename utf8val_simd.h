@@ -51,6 +51,13 @@ utf8val_drop_open_block(size_t i, size_t from, u64 *count, u64 last_chars)
 	return from;
 }
 
+/*
+ * How many values enum utf8val_error has (utf8val.h): a new error is added
+ * last, and this follows it. Not in utf8val.h, where it would be compiled
+ * into programs and go stale; the core checks that every error has a name.
+ */
+#define UTF8VAL_NR_ERRORS	(UTF8VAL_EFLAGS + 1)
+
 /* A vector path, as the core runs it. */
 struct utf8val_simd_impl {
 	const char *name;		/* for utf8val.simd= and the tests */

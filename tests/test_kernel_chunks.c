@@ -31,9 +31,10 @@ size_t __wrap_##name(const u8 *s, size_t from, size_t to, bool end,	\
 	return __real_##name(s, from, to, end, chars);			\
 }
 /* the Makefile wraps the target's vector paths (VEC): WRAP(f) each */
-#ifdef UTF8VAL_WRAPPED
-UTF8VAL_WRAPPED
+#ifndef UTF8VAL_WRAPPED
+#error "build with the Makefile, which wraps the vector paths"
 #endif
+UTF8VAL_WRAPPED
 
 /* Valid text of @bytes-byte characters only (0: a random mix of 1..4). */
 static u8 *make_text(struct rng *r, unsigned int bytes, size_t *len)

@@ -102,7 +102,8 @@ static bool well_formed(const struct utf8val_result *r, size_t len)
 	if (r->error == UTF8VAL_OK)
 		return r->valid_up_to == len && r->chars <= len &&
 		       !r->error_len;
-	return r->error < UTF8VAL_EFLAGS && r->error_len >= 1 &&
+	return r->error < UTF8VAL_NR_ERRORS && r->error != UTF8VAL_EFLAGS &&
+	       r->error_len >= 1 &&
 	       r->error_len <= UTF8VAL_MAX_SEQ &&
 	       r->valid_up_to + r->error_len <= len &&
 	       r->chars <= r->valid_up_to;

@@ -2,7 +2,7 @@
 #
 # x86's vector paths, read by Kbuild and by the Makefile alike. Each path
 # P of utf8val_vec is utf8val_P.c, built with utf8val_P_flags, and is
-# named in utf8val_arch.h's UTF8VAL_ARCH_PATHS. 64-bit only: 32-bit x86
+# in utf8val_arch.h's enum and UTF8VAL_ARCH_IMPLS. 64-bit only: 32-bit x86
 # (the kernel's or a user-space target) has the generic header.
 ifneq ($(CONFIG_X86_64)$(filter x86_64-%,$(utf8val_machine)),)
 utf8val_vec := avx2 avx512
