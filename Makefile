@@ -231,7 +231,7 @@ $(BUILD)/utf8val: tools/utf8val.c $(CORE_HDR) $(BUILD)/libutf8val.a $(LIB_SO)
 UTF8NAMES	:= samples/bpf/utf8names
 BPF_CLANG	?= clang
 BPFTOOL		?= bpftool
-BPF_CFLAGS	:= -g -O2 -Wall -Werror -target bpf \
+BPF_CFLAGS	= -g -O2 -Wall -Werror -target bpf \
 		   -I/usr/include/$(shell gcc -dumpmachine)
 BPF_LIBS	:= -lbpf -lelf -lz
 # For another CPU (CROSS_COMPILE=), that CPU's libbpf, libelf and zlib,

@@ -2,7 +2,8 @@
 #
 # Sourced by the guest scripts: what a kernel series means beyond its
 # kernel. Sets, from $series:
-#   arch     Debian's name of the guest's architecture (amd64, arm64, i386)
+#   arch     Debian's name of the guest's architecture (amd64, arm64, i386,
+#            riscv64)
 #   karch    the kernel's ARCH= for building the module
 #   cross    the cross compiler's prefix for the module and the guest's
 #            programs (empty: the host's gcc)
@@ -18,6 +19,14 @@ arm64-*)
 	qemu=(qemu-system-aarch64 -M virt -cpu max)
 	# virt has one UART (PL011); the results go to a virtio console
 	ttys=(ttyAMA0 hvc0)
+	results_dev=(-device virtio-serial-pci -device virtconsole,chardev=results)
+	;;
+riscv64-*)
+	# the vector extension (RVV 1.0), 128-bit registers
+	arch=riscv64 karch=riscv cross=riscv64-linux-gnu- cross32=
+	qemu=(qemu-system-riscv64 -M virt -cpu rv64,v=true,vlen=128,vext_spec=v1.0)
+	# virt has one UART (16550); the results go to a virtio console
+	ttys=(ttyS0 hvc0)
 	results_dev=(-device virtio-serial-pci -device virtconsole,chardev=results)
 	;;
 i386-*)
