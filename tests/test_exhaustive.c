@@ -197,6 +197,30 @@ static bool path_agrees(int path, const u8 *buf, size_t len)
 	       vec.error_len == scalar.error_len && vec_ok == !scalar.error;
 }
 
+/*
+ * Three bytes under an emulator, where all 2^24 of them at every placement
+ * take most of an hour on RISC-V: each byte in turn over all its values,
+ * the other two over the edges of the ranges.
+ */
+static unsigned long placed_quick(int path, u8 *buf, size_t len,
+				  unsigned int at)
+{
+	unsigned long bad = 0;
+
+	for (unsigned int full = 0; full < 3; full++)
+		for (unsigned int a = 0; a < 256; a++)
+			for (size_t b = 0; b < NEDGES; b++)
+				for (size_t c = 0; c < NEDGES; c++) {
+					buf[at + full] = a;
+					buf[at + (full + 1) % 3] = edges[b];
+					buf[at + (full + 2) % 3] = edges[c];
+					if (!path_agrees(path, buf, len) &&
+					    ++bad <= 3)
+						print_bytes(buf + at, 3);
+				}
+	return bad;
+}
+
 static unsigned long placed(int path, unsigned int n,
 			    const struct placement *pl)
 {
@@ -206,6 +230,8 @@ static unsigned long placed(int path, unsigned int n,
 
 	memset(text, 'a', sizeof(text));
 	buf = (u8 *)guarded_copy(text, len, true);
+	if (n == 3 && quick_run())
+		return placed_quick(path, buf, len, pl->at);
 	for (u64 v = 0; v < 1ull << (8 * n); v++) {
 		for (unsigned int k = 0; k < n; k++)
 			buf[pl->at + k] = v >> (8 * k);
@@ -266,7 +292,8 @@ int main(void)
 	tap_result(!bad, "all 1- and 2-byte inputs inside ASCII at each offset of a word, %s: %lu mismatches",
 		   which, bad);
 	bad = vector_paths_at_a_block_boundary(&paths);
-	tap_result(!bad, "all inputs of up to 2 or 3 bytes across block and group boundaries and in the tail at a guard page, %u vector paths against the scalar path: %lu mismatches",
+	tap_result(!bad, "all inputs of up to 2 or 3 bytes%s across block and group boundaries and in the tail at a guard page, %u vector paths against the scalar path: %lu mismatches",
+		   quick_run() ? " (quick: of 3, one byte over all values, the others at the ranges' edges)" : "",
 		   paths, bad);
 	return tap_finish();
 }
