@@ -137,9 +137,10 @@ fuzzed=$started
 start suite "static checks" scripts/static-checks
 start suite "Debian packages: build, lintian, install, DKMS" tests/test_debian.sh
 packaged=$started
-# arm64 (NEON), s390x (big-endian), armhf and i686 (32-bit), in
-# qemu-user, the fuzz target from the corpus the fuzzer above grew
-for triplet in s390x-linux-gnu aarch64-linux-gnu arm-linux-gnueabihf i686-linux-gnu; do
+# arm64 (NEON), riscv64 (RVV), s390x (big-endian), armhf and i686
+# (32-bit), in qemu-user, the fuzz target from the corpus the fuzzer
+# above grew
+for triplet in riscv64-linux-gnu s390x-linux-gnu aarch64-linux-gnu arm-linux-gnueabihf i686-linux-gnu; do
 	start after $fuzzed suite "host tests on $triplet" scripts/cross-tests "$triplet"
 done
 # Every Debian kernel (scripts/guest/kernels): the whole guest suite on
@@ -152,6 +153,12 @@ done
 for series in $(kernel_series short); do
 	start after $prepared suite "guest: Debian $series kernel in qemu, short suite" \
 		scripts/guest/run "$series" short
+done
+for series in $(kernel_series build); do
+	start after $prepared suite "Debian $series: the module builds" sh -c "
+		scripts/guest/build-module $series >/dev/null &&
+		echo 'ok - $series: module builds with W=1 and sparse, no warning' ||
+		echo 'not ok - $series: module builds with W=1 and sparse, no warning'"
 done
 # The module DKMS built from the package (tests/test_debian.sh) with no
 # settings, and the BPF sample on a kernel booted without the BPF LSM: it
