@@ -4,23 +4,33 @@
 # (see x86/utf8val.mk for the names): 64-bit kernels with
 # CONFIG_RISCV_ISA_V, and riscv64 user space, where the compiler has the
 # RVV intrinsics (GCC 14, clang 17 and later); otherwise the generic
-# header. The kernel's code is integer vector code only (Zve64x: no
-# floating-point registers, which kernel_vector_begin() does not save).
+# header. The kernel's object is integer vector code only (Zve64x, added
+# to the kernel's own ISA string, with its ABI without floating point):
+# it never touches the floating-point registers that kernel_vector_begin()
+# does not save.
 ifeq ($(CONFIG_RISCV_ISA_V)$(CONFIG_64BIT),yy)
-utf8val_rvv_march := rv64imac_zicsr_zifencei_zve64x
-# (as the kernel builds: no floating point, no C library)
-utf8val_rvv_kernel := -mabi=lp64 -ffreestanding
+utf8val_rvv_march := $(patsubst -march=%,%,$(lastword $(filter -march=%,$(KBUILD_CFLAGS))))_zve64x
+# (riscv_vector.h includes the compiler's own stdint.h)
+utf8val_fpu := -ffreestanding
+ifneq ($(utf8val_building),)
+# Kernel-mode vector (6.8 and later) and the intrinsics, with the flags of
+# the module's objects (clang's target among them).
+utf8val_rvv_probe := $(shell $(CC) $(utf8val_probe_flags) -march=$(utf8val_rvv_march) \
+	-ffreestanding -isystem $(shell $(CC) -print-file-name=include) \
+	-fsyntax-only $(utf8val_dir)riscv/probe_kernel_vector.c >/dev/null 2>&1 && echo y)
+ifneq ($(utf8val_rvv_probe),y)
+$(warning utf8val: building without the RVV path: riscv/probe_kernel_vector.c does not \
+	compile (kernel-mode vector is 6.8's; the intrinsics GCC 14's or clang 17's))
+endif
+else
+utf8val_rvv_probe := y	# (cleaning: every object the build may make)
+endif
 else ifneq ($(filter riscv64-%,$(utf8val_machine)),)
 utf8val_rvv_march := rv64gcv
+utf8val_rvv_probe := $(shell printf '\043include <riscv_vector.h>\nint f(const unsigned char *p) { return __riscv_vfirst_m_b8(__riscv_vmsne_vx_u8m1_b8(__riscv_vrgather_vv_u8m1(__riscv_vle8_v_u8m1(p, 16), __riscv_vslide1up_vx_u8m1(__riscv_vle8_v_u8m1(p, 16), 0, 16), 16), 0, 16), 16); }\n' | \
+	$(CC) -march=$(utf8val_rvv_march) -x c -fsyntax-only - >/dev/null 2>&1 && echo y)
 endif
-ifneq ($(utf8val_rvv_march),)
-utf8val_rvv_probe := $(shell printf '\043include <riscv_vector.h>\nint f(void) { return __riscv_vsetvl_e8m4(64); }\n' | \
-	$(CC) -march=$(utf8val_rvv_march) $(utf8val_rvv_kernel) -x c -fsyntax-only - \
-	>/dev/null 2>&1 && echo y)
 ifeq ($(utf8val_rvv_probe),y)
 utf8val_vec := rvv
 utf8val_rvv_flags := -march=$(utf8val_rvv_march)
-# (the kernel's) riscv_vector.h includes the compiler's own stdint.h
-utf8val_fpu := -ffreestanding
-endif
 endif

@@ -39,8 +39,8 @@ size_t utf8val_rvv_blocks(const u8 *s, size_t from, size_t to, bool end,
 
 /*
  * The whole V extension, not only the Zve32x that has_vector() asks for:
- * 64-bit elements and registers of 128 bits or more, which the path's
- * 64-byte groups need.
+ * V's registers are of 128 bits or more, which the path's 64-byte groups
+ * of four need (its elements are bytes).
  */
 static inline unsigned int utf8val_arch_paths(void)
 {
@@ -58,6 +58,9 @@ static inline unsigned int utf8val_arch_paths(void)
  * system call (Linux 6.5 and later, the first to allow V in user space),
  * made directly, as the core uses no C library. Its key 4
  * (RISCV_HWPROBE_KEY_IMA_EXT_0) has bit 2 (RISCV_HWPROBE_IMA_V) for V.
+ * Asked once, when the library loads: a process whose threads are denied
+ * V (prctl(PR_RISCV_V_SET_CONTROL)) should choose utf8val_simd_select()'s
+ * scalar path, and a seccomp filter must allow the call.
  */
 static inline unsigned int utf8val_arch_paths(void)
 {

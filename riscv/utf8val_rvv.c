@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * utf8val's RISC-V vector path (RVV 1.0, integer instructions only):
- * strict RFC 3629, yes or no, 64 bytes a step in one group of four
- * registers (LMUL 4: 64 bytes at the 128 bits every V CPU has).
+ * strict RFC 3629, yes or no, 64 bytes a step: one group of four
+ * registers (LMUL 4: 64 bytes at the 128 bits every V CPU has) finds
+ * ASCII and counts characters, and the rules are checked a register
+ * (16 bytes) at a time.
  *
  * The rules are the nibble tables of utf8val_simd_tables.h, as on x86 and
  * arm64: vrgather looks the three tables up, and vslide1up brings in the
- * bytes one, two and three back, the block's first ones from the bytes
- * before it. A byte of the group that breaks a rule is nonzero, and
- * vfirst finds one.
+ * bytes one, two and three back, the first ones from the bytes before.
+ * A byte that breaks a rule is nonzero, and vfirst finds one.
  *
  * Only vector registers and this translation unit's flags differ from the
  * core; the caller (utf8val_core.c) owns the vector section
@@ -35,47 +36,49 @@
 
 #define VL	64	/* bytes a block: e8, LMUL 4, 128-bit registers */
 
+/*
+ * The rules are checked 16 bytes at a time, in single registers (vl 16):
+ * the three tables take one register each, and a gather of one register
+ * costs a quarter of one of four (or less: up to 16 times on many cores).
+ * Groups of four for the whole block ran out of registers, and the
+ * compiler spilled them to a stack frame whose size grows with VLEN.
+ */
+#define VL_RULES	16
+
 /* The entries of @table (its first 16 bytes) at the nibbles @idx. */
-static __always_inline vuint8m4_t lookup(vuint8m4_t table, vuint8m4_t idx)
+static __always_inline vuint8m1_t lookup(vuint8m1_t table, vuint8m1_t idx)
 {
-	return __riscv_vrgather_vv_u8m4(table, idx, VL);
-}
-
-static __always_inline vuint8m4_t high_nibbles(vuint8m4_t v)
-{
-	return __riscv_vsrl_vx_u8m4(v, 4, VL);
-}
-
-static __always_inline vuint8m4_t low_nibbles(vuint8m4_t v)
-{
-	return __riscv_vand_vx_u8m4(v, 0x0f, VL);
+	return __riscv_vrgather_vv_u8m1(table, idx, VL_RULES);
 }
 
 /*
- * Nonzero bytes where the block @in, after the bytes @p1, @p2 and @p3
- * just before it (the last first), breaks a rule of the tables @ph, @pl
- * and @th (prev_high, prev_low, this_high). Sizeless vector types cannot
- * be members of a struct: the tables come one by one.
+ * Nonzero bytes where the 16 bytes at @p, after the three bytes just
+ * before them (zeros before the input: @at is @p's offset in it), break
+ * a rule of the tables @ph, @pl and @th (prev_high, prev_low, this_high).
  */
-static __always_inline vuint8m4_t check64(vuint8m4_t ph, vuint8m4_t pl,
-					  vuint8m4_t th, vuint8m4_t in,
-					  u8 p1, u8 p2, u8 p3)
+static __always_inline vuint8m1_t check16(vuint8m1_t ph, vuint8m1_t pl,
+					  vuint8m1_t th, const u8 *p,
+					  size_t at)
 {
-	vuint8m4_t prev1 = __riscv_vslide1up_vx_u8m4(in, p1, VL);
-	vuint8m4_t prev2 = __riscv_vslide1up_vx_u8m4(prev1, p2, VL);
-	vuint8m4_t prev3 = __riscv_vslide1up_vx_u8m4(prev2, p3, VL);
-	vuint8m4_t classes, two_back, three_back;
+	vuint8m1_t in = __riscv_vle8_v_u8m1(p, VL_RULES);
+	vuint8m1_t prev1, prev2, prev3, high1, low1, high, classes;
+	vuint8m1_t two_back, three_back;
 
-	classes = __riscv_vand_vv_u8m4(lookup(ph, high_nibbles(prev1)),
-				       lookup(pl, low_nibbles(prev1)), VL);
-	classes = __riscv_vand_vv_u8m4(classes, lookup(th, high_nibbles(in)),
-				       VL);
+	prev1 = __riscv_vslide1up_vx_u8m1(in, at ? p[-1] : 0, VL_RULES);
+	prev2 = __riscv_vslide1up_vx_u8m1(prev1, at > 1 ? p[-2] : 0, VL_RULES);
+	prev3 = __riscv_vslide1up_vx_u8m1(prev2, at > 2 ? p[-3] : 0, VL_RULES);
+	high1 = __riscv_vsrl_vx_u8m1(prev1, 4, VL_RULES);
+	low1 = __riscv_vand_vx_u8m1(prev1, 0x0f, VL_RULES);
+	high = __riscv_vsrl_vx_u8m1(in, 4, VL_RULES);
+	classes = __riscv_vand_vv_u8m1(lookup(ph, high1), lookup(pl, low1),
+				       VL_RULES);
+	classes = __riscv_vand_vv_u8m1(classes, lookup(th, high), VL_RULES);
 	/* bit 7 where the byte two back is E0..FF or three back F0..FF */
-	two_back = __riscv_vssubu_vx_u8m4(prev2, THIRD_MIN - 0x80, VL);
-	three_back = __riscv_vssubu_vx_u8m4(prev3, FOURTH_MIN - 0x80, VL);
-	two_back = __riscv_vor_vv_u8m4(two_back, three_back, VL);
-	two_back = __riscv_vand_vx_u8m4(two_back, 0x80, VL);
-	return __riscv_vxor_vv_u8m4(classes, two_back, VL);
+	two_back = __riscv_vssubu_vx_u8m1(prev2, THIRD_MIN - 0x80, VL_RULES);
+	three_back = __riscv_vssubu_vx_u8m1(prev3, FOURTH_MIN - 0x80, VL_RULES);
+	two_back = __riscv_vor_vv_u8m1(two_back, three_back, VL_RULES);
+	two_back = __riscv_vand_vx_u8m1(two_back, 0x80, VL_RULES);
+	return __riscv_vxor_vv_u8m1(classes, two_back, VL_RULES);
 }
 
 /* Whether no bit of @mask is set. */
@@ -110,24 +113,26 @@ static __always_inline bool ends_open(const u8 *p)
 	return p[63] >= 0xc0 || p[62] >= 0xe0 || p[61] >= 0xf0;
 }
 
-/*
- * Whether the block @in at @s + @i keeps the rules, after the three bytes
- * before it (zeros at the start).
- */
-static __always_inline bool block_ok(vuint8m4_t ph, vuint8m4_t pl,
-				     vuint8m4_t th, const u8 *s, size_t i,
-				     vuint8m4_t in)
+/* Whether the 64 bytes at @s + @i keep the rules. */
+static __always_inline bool block_ok(vuint8m1_t ph, vuint8m1_t pl,
+				     vuint8m1_t th, const u8 *s, size_t i)
 {
-	vuint8m4_t err = check64(ph, pl, th, in, i ? s[i - 1] : 0,
-				 i > 1 ? s[i - 2] : 0, i > 2 ? s[i - 3] : 0);
+	vuint8m1_t err = check16(ph, pl, th, s + i, i);
 
-	return none(__riscv_vmsne_vx_u8m4_b2(err, 0, VL));
+	err = __riscv_vor_vv_u8m1(err, check16(ph, pl, th, s + i + 16, i + 16),
+				  VL_RULES);
+	err = __riscv_vor_vv_u8m1(err, check16(ph, pl, th, s + i + 32, i + 32),
+				  VL_RULES);
+	err = __riscv_vor_vv_u8m1(err, check16(ph, pl, th, s + i + 48, i + 48),
+				  VL_RULES);
+	return __riscv_vfirst_m_b8(__riscv_vmsne_vx_u8m1_b8(err, 0, VL_RULES),
+				   VL_RULES) < 0;
 }
 
 static __always_inline size_t blocks(const u8 *s, size_t from, size_t to,
 				     bool end, u64 *chars)
 {
-	vuint8m4_t ph, pl, th;	/* the tables, in the first 16 bytes */
+	vuint8m1_t ph, pl, th;	/* the tables, in the first 16 bytes */
 	vuint8m4_t in = __riscv_vmv_v_x_u8m4(0, VL);
 	bool open;
 	u64 count = 0;
@@ -136,9 +141,9 @@ static __always_inline size_t blocks(const u8 *s, size_t from, size_t to,
 	/* 128-bit registers, the least V allows: never fewer, but check */
 	if (__riscv_vsetvl_e8m4(VL) < VL)
 		return from;
-	ph = __riscv_vle8_v_u8m4((const u8 *)prev_high, 16);
-	pl = __riscv_vle8_v_u8m4((const u8 *)prev_low, 16);
-	th = __riscv_vle8_v_u8m4((const u8 *)this_high, 16);
+	ph = __riscv_vle8_v_u8m1((const u8 *)prev_high, 16);
+	pl = __riscv_vle8_v_u8m1((const u8 *)prev_low, 16);
+	th = __riscv_vle8_v_u8m1((const u8 *)this_high, 16);
 	open = from >= 64 && ends_open(s + from - 64);
 	while (to - i >= 64) {
 		in = __riscv_vle8_v_u8m4(s + i, VL);
@@ -159,7 +164,7 @@ static __always_inline size_t blocks(const u8 *s, size_t from, size_t to,
 			open = false;
 			continue;
 		}
-		if (!block_ok(ph, pl, th, s, i, in))
+		if (!block_ok(ph, pl, th, s, i))
 			goto out;
 		open = ends_open(s + i);
 		if (chars)
@@ -172,7 +177,7 @@ static __always_inline size_t blocks(const u8 *s, size_t from, size_t to,
 	if (rest && to >= 80) {
 		/* the last 64 bytes, overlapping what is checked already */
 		in = __riscv_vle8_v_u8m4(s + to - 64, VL);
-		if (!block_ok(ph, pl, th, s, to - 64, in))
+		if (!block_ok(ph, pl, th, s, to - 64))
 			goto out;
 		open = ends_open(s + to - 64);
 		if (chars)
