@@ -100,7 +100,7 @@ expect utf8names "/etc/utf8names.conf
 /usr/sbin/utf8names
 /usr/share/lintian/overrides/utf8names
 /usr/share/man/man8/utf8names.8.gz"
-dkms_files=$(cd "$top" && printf '%s\n' $(scripts/module-files) \
+dkms_files=$(cd "$top" && printf '%s\n' $(scripts/module/module-files) \
 	samples/utf8val_client.c dkms.conf | sed "s|^|/usr/src/utf8val-$version/|")
 expect utf8val-dkms "$(printf '%s\n' "$dkms_files" /usr/share/man/man4/utf8val.4.gz | sort)"
 
