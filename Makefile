@@ -66,7 +66,7 @@ INSTALLED_CFLAGS := $(HOST_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 CORE_SRC	:= utf8val_core.c
 CORE_HDR	:= utf8val.h utf8val_types.h utf8val_simd.h utf8val_user.h \
 		   $(ARCH_HDR)
-VEC_HDR		:= utf8val_simd_tables.h
+VEC_HDR		:= utf8val_simd_tables.h utf8val_simd_loop.h
 TEST_COMMON	:= tests/common.c tests/reference.c
 TEST_HDR	:= tests/common.h tests/reference.h $(CORE_HDR)
 TESTS		:= test_api test_vectors test_random test_replace test_exhaustive test_race

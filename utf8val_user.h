@@ -15,5 +15,8 @@
 #ifndef noinline
 #define noinline	__attribute__((__noinline__))
 #endif
+#ifndef __always_unused
+#define __always_unused	__attribute__((__unused__))
+#endif
 
 #endif /* UTF8VAL_USER_H */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * utf8val's NEON fast path (arm64 Advanced SIMD): strict RFC 3629, yes or
- * no, 64 bytes (four 16-byte registers) a step.
+ * no, 64 bytes (four 16-byte registers) a step, in the block loop of
+ * utf8val_simd_loop.h.
  *
  * The rules are the nibble tables of utf8val_simd_tables.h, as on x86:
  * TBL looks the three tables up, EXT gives the bytes one, two and three
@@ -29,13 +30,52 @@
 #include <arm_neon.h>
 #endif
 
-struct neon_tables {
+/*
+ * A block of 64 bytes, as four registers passed by value: the compiler
+ * keeps them in registers (a pointer to a uint8x16x4_t sends it through
+ * the stack).
+ */
+struct neon_block {
+	uint8x16_t v0, v1, v2, v3;
+};
+
+#define vec_block	struct neon_block
+
+/* The tables and constants of the checks */
+struct neon_consts {
 	uint8x16_t prev_high, prev_low, this_high, nibble;
 	uint8x16_t third_min, fourth_min, bit7, tail_max;
 };
 
+#define vec_consts	struct neon_consts
+
+/* The last 16 bytes checked, and nonzero if they end inside a character. */
+struct vec_carry {
+	uint8x16_t prev, open;
+};
+
+#define VEC_LOOK_BACK	16
+
+static __always_inline vec_consts vec_consts_make(void)
+{
+	static const u8 tail_max[16] = {
+		[0 ... 12] = 0xff, 0xef, 0xdf, 0xbf,
+	};
+
+	return (vec_consts){
+		.prev_high = vld1q_u8((const u8 *)prev_high),
+		.prev_low = vld1q_u8((const u8 *)prev_low),
+		.this_high = vld1q_u8((const u8 *)this_high),
+		.nibble = vdupq_n_u8(0x0f),
+		.third_min = vdupq_n_u8(THIRD_MIN - 0x80),
+		.fourth_min = vdupq_n_u8(FOURTH_MIN - 0x80),
+		.bit7 = vdupq_n_u8(0x80),
+		.tail_max = vld1q_u8(tail_max),
+	};
+}
+
 /* Nonzero bytes where @in, after @prev, breaks a rule. */
-static inline uint8x16_t check16(const struct neon_tables *t, uint8x16_t in,
+static inline uint8x16_t check16(const vec_consts *t, uint8x16_t in,
 				 uint8x16_t prev)
 {
 	uint8x16_t prev1 = vextq_u8(prev, in, 15);
@@ -60,9 +100,9 @@ static inline bool any_set(uint8x16_t v)
 }
 
 /* Nonzero if @v ends inside a character: a lead in its last 3 bytes. */
-static inline uint8x16_t ends_open(const struct neon_tables *t, uint8x16_t v)
+static inline uint8x16_t ends_open(const vec_consts *k, uint8x16_t v)
 {
-	return vqsubq_u8(v, t->tail_max);
+	return vqsubq_u8(v, k->tail_max);
 }
 
 /* 0xff where a byte of @v starts a character (all but 80..BF). */
@@ -71,14 +111,12 @@ static inline uint8x16_t starts(uint8x16_t v)
 	return vcgtq_s8(vreinterpretq_s8_u8(v), vdupq_n_s8(-65));
 }
 
-/*
- * A block of 64 bytes, as four registers passed by value: the compiler
- * keeps them in registers (a pointer to a uint8x16x4_t sends it through
- * the stack).
- */
-struct block {
-	uint8x16_t v0, v1, v2, v3;
-};
+static __always_inline vec_block vec_zero(void)
+{
+	uint8x16_t zero = vdupq_n_u8(0);
+
+	return (vec_block){ zero, zero, zero, zero };
+}
 
 /*
  * One LD1 of four registers where the compiler has vld1q_u8_x4() (GCC from
@@ -86,22 +124,71 @@ struct block {
  */
 #if defined(__clang__) || __GNUC__ > 10 || \
 	(__GNUC__ == 10 && __GNUC_MINOR__ >= 3)
-static __always_inline struct block load64(const u8 *p)
+static __always_inline vec_block vec_load(const u8 *s, size_t i)
 {
-	uint8x16x4_t b = vld1q_u8_x4(p);
+	uint8x16x4_t b = vld1q_u8_x4(s + i);
 
-	return (struct block){ b.val[0], b.val[1], b.val[2], b.val[3] };
+	return (vec_block){ b.val[0], b.val[1], b.val[2], b.val[3] };
 }
 #else
-static __always_inline struct block load64(const u8 *p)
+static __always_inline vec_block vec_load(const u8 *s, size_t i)
 {
-	return (struct block){ vld1q_u8(p), vld1q_u8(p + 16),
-			       vld1q_u8(p + 32), vld1q_u8(p + 48) };
+	return (vec_block){ vld1q_u8(s + i), vld1q_u8(s + i + 16),
+			    vld1q_u8(s + i + 32), vld1q_u8(s + i + 48) };
 }
 #endif
 
+static __always_inline bool vec_ascii(vec_block b)
+{
+	uint8x16_t any = vorrq_u8(vorrq_u8(b.v0, b.v1), vorrq_u8(b.v2, b.v3));
+
+	return vmaxvq_u8(any) < 0x80;
+}
+
+static __always_inline size_t vec_ascii_run(const u8 *s, size_t i, size_t to)
+{
+	while (to - i >= 64 && vec_ascii(vec_load(s, i)))
+		i += 64;
+	return i;
+}
+
+static __always_inline void vec_carry_before(const vec_consts *k,
+					     struct vec_carry *c,
+					     const u8 *s, size_t i)
+{
+	c->prev = i >= 16 ? vld1q_u8(s + i - 16) : vdupq_n_u8(0);
+	c->open = ends_open(k, c->prev);
+}
+
+static __always_inline void vec_carry_ascii(struct vec_carry *c,
+					    const u8 *s, size_t i)
+{
+	c->prev = vld1q_u8(s + i - 16);
+}
+
+static __always_inline bool vec_open(const struct vec_carry *c)
+{
+	return any_set(c->open);
+}
+
+/* The bytes at @s + @i are in @b already */
+static __always_inline bool vec_check(const vec_consts *k,
+				      struct vec_carry *c, vec_block b,
+				      const u8 *s __always_unused,
+				      size_t i __always_unused)
+{
+	uint8x16_t err = vorrq_u8(vorrq_u8(check16(k, b.v0, c->prev),
+					   check16(k, b.v1, b.v0)),
+				  vorrq_u8(check16(k, b.v2, b.v1),
+					   check16(k, b.v3, b.v2)));
+
+	c->prev = b.v3;
+	c->open = ends_open(k, b.v3);
+	return !any_set(err);
+}
+
 /* The characters that start in @b, counting only its bytes from @skip. */
-static __always_inline u64 char_starts(struct block b, unsigned int skip)
+static __always_inline u64 vec_char_starts(vec_block b, unsigned int skip)
 {
 	uint8x16_t s0 = starts(b.v0), s1 = starts(b.v1);
 	uint8x16_t s2 = starts(b.v2), s3 = starts(b.v3);
@@ -128,112 +215,11 @@ static __always_inline u64 char_starts(struct block b, unsigned int skip)
 	return vaddlvq_u8(vreinterpretq_u8_s8(vnegq_s8(minus)));
 }
 
-static __always_inline bool ascii64(struct block b)
-{
-	uint8x16_t any = vorrq_u8(vorrq_u8(b.v0, b.v1), vorrq_u8(b.v2, b.v3));
-
-	return vmaxvq_u8(any) < 0x80;
-}
-
-/*
- * The checks of one block and what they carry to the next: its last 16
- * bytes, and whether it ends inside a character.
- */
-static __always_inline bool block_ok(const struct neon_tables *t,
-				     struct block b, uint8x16_t *prev,
-				     uint8x16_t *open)
-{
-	uint8x16_t err = vorrq_u8(vorrq_u8(check16(t, b.v0, *prev),
-					   check16(t, b.v1, b.v0)),
-				  vorrq_u8(check16(t, b.v2, b.v1),
-					   check16(t, b.v3, b.v2)));
-
-	*prev = b.v3;
-	*open = ends_open(t, b.v3);
-	return !any_set(err);
-}
-
-static __always_inline size_t blocks(const u8 *s, size_t from, size_t to,
-				     bool end, u64 *chars)
-{
-	static const u8 tail_max[16] = {
-		[0 ... 12] = 0xff, 0xef, 0xdf, 0xbf,
-	};
-	const struct neon_tables t = {
-		.prev_high = vld1q_u8((const u8 *)prev_high),
-		.prev_low = vld1q_u8((const u8 *)prev_low),
-		.this_high = vld1q_u8((const u8 *)this_high),
-		.nibble = vdupq_n_u8(0x0f),
-		.third_min = vdupq_n_u8(THIRD_MIN - 0x80),
-		.fourth_min = vdupq_n_u8(FOURTH_MIN - 0x80),
-		.bit7 = vdupq_n_u8(0x80),
-		.tail_max = vld1q_u8(tail_max),
-	};
-	uint8x16_t prev = vdupq_n_u8(0), open;
-	struct block b = { prev, prev, prev, prev };
-	u64 count = 0;
-	size_t i = from, rest;
-
-	if (from >= 16)
-		prev = vld1q_u8(s + from - 16);
-	open = ends_open(&t, prev);
-	while (to - i >= 64) {
-		b = load64(s + i);
-		if (ascii64(b)) {
-			size_t run = i;
-
-			/* ASCII: wrong only after an open character */
-			if (any_set(open))
-				goto out;
-			i += 64;
-			while (to - i >= 64) {
-				b = load64(s + i);
-				if (!ascii64(b))
-					break;
-				i += 64;
-			}
-			count += i - run;
-			prev = vld1q_u8(s + i - 16);
-			open = vdupq_n_u8(0);
-			continue;
-		}
-		if (!block_ok(&t, b, &prev, &open))
-			goto out;
-		if (chars)
-			count += char_starts(b, 0);
-		i += 64;
-	}
-	if (!end)
-		goto out;
-	rest = to - i;
-	if (rest && to >= 80) {
-		/* the last 64 bytes, overlapping what is checked already */
-		prev = vld1q_u8(s + to - 80);
-		b = load64(s + to - 64);
-		if (!block_ok(&t, b, &prev, &open))
-			goto out;
-		if (chars)
-			count += char_starts(b, 64 - rest);
-		i = to;
-	}
-	/*
-	 * At the end of the input, the last block must close its character:
-	 * if it does not, it is not clean, nor are its characters counted.
-	 * b holds it (an ASCII block leaves no character open).
-	 */
-	if (i == to && any_set(open))
-		i = utf8val_drop_open_block(i, from, &count,
-					    chars ? char_starts(b, 0) : 0);
-out:
-	if (chars)
-		*chars += count;
-	return i;
-}
+#include "../utf8val_simd_loop.h"
 
 size_t utf8val_neon_blocks(const u8 *s, size_t from, size_t to, bool end,
 			   u64 *chars)
 {
-	return chars ? blocks(s, from, to, end, chars) :
-		       blocks(s, from, to, end, NULL);
+	return vec_blocks(s, from, to, end, chars);
 }
 #endif /* __CHECKER__ */

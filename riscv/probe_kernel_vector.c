@@ -16,6 +16,7 @@
 
 static int __maybe_unused utf8val_probe(const unsigned char *p)
 {
+	vuint8m1x3_t tables;
 	vuint8m1_t v;
 	int r = 0;
 
@@ -23,7 +24,9 @@ static int __maybe_unused utf8val_probe(const unsigned char *p)
 		return 0;
 	kernel_vector_begin();
 	v = __riscv_vle8_v_u8m1(p, 16);
-	v = __riscv_vrgather_vv_u8m1(v, __riscv_vslide1up_vx_u8m1(v, 0, 16), 16);
+	tables = __riscv_vcreate_v_u8m1x3(v, v, v);
+	v = __riscv_vrgather_vv_u8m1(__riscv_vget_v_u8m1x3_u8m1(tables, 2),
+				     __riscv_vslide1up_vx_u8m1(v, 0, 16), 16);
 	r = __riscv_vfirst_m_b8(__riscv_vmsne_vx_u8m1_b8(v, 0, 16), 16);
 	kernel_vector_end();
 	return r;

@@ -27,7 +27,7 @@ utf8val_rvv_probe := y	# (cleaning: every object the build may make)
 endif
 else ifneq ($(filter riscv64-%,$(utf8val_machine)),)
 utf8val_rvv_march := rv64gcv
-utf8val_rvv_probe := $(shell printf '\043include <riscv_vector.h>\nint f(const unsigned char *p) { return __riscv_vfirst_m_b8(__riscv_vmsne_vx_u8m1_b8(__riscv_vrgather_vv_u8m1(__riscv_vle8_v_u8m1(p, 16), __riscv_vslide1up_vx_u8m1(__riscv_vle8_v_u8m1(p, 16), 0, 16), 16), 0, 16), 16); }\n' | \
+utf8val_rvv_probe := $(shell printf '\043include <riscv_vector.h>\nint f(const unsigned char *p) { vuint8m1_t v = __riscv_vle8_v_u8m1(p, 16); vuint8m1x3_t t = __riscv_vcreate_v_u8m1x3(v, v, v); return __riscv_vfirst_m_b8(__riscv_vmsne_vx_u8m1_b8(__riscv_vrgather_vv_u8m1(__riscv_vget_v_u8m1x3_u8m1(t, 2), __riscv_vslide1up_vx_u8m1(v, 0, 16), 16), 0, 16), 16); }\n' | \
 	$(CC) -march=$(utf8val_rvv_march) -x c -fsyntax-only - >/dev/null 2>&1 && echo y)
 endif
 ifeq ($(utf8val_rvv_probe),y)

@@ -4,7 +4,7 @@
  * strict RFC 3629, yes or no, 64 bytes a step: one group of four
  * registers (LMUL 4: 64 bytes at the 128 bits every V CPU has) finds
  * ASCII and counts characters, and the rules are checked a register
- * (16 bytes) at a time.
+ * (16 bytes) at a time, in the block loop of utf8val_simd_loop.h.
  *
  * The rules are the nibble tables of utf8val_simd_tables.h, as on x86 and
  * arm64: vrgather looks the three tables up, and vslide1up brings in the
@@ -81,19 +81,108 @@ static __always_inline vuint8m1_t check16(vuint8m1_t ph, vuint8m1_t pl,
 	return __riscv_vxor_vv_u8m1(classes, two_back, VL_RULES);
 }
 
+#define vec_block	vuint8m4_t
+
+/* The three tables, a register each (sizeless: a tuple, not a struct) */
+#define vec_consts	vuint8m1x3_t
+
+/* Whether the bytes checked end inside a character. */
+struct vec_carry {
+	bool open;
+};
+
+/* The checks read the three bytes before a block from memory. */
+#define VEC_LOOK_BACK	16
+
 /* Whether no bit of @mask is set. */
 static __always_inline bool none(vbool2_t mask)
 {
 	return __riscv_vfirst_m_b2(mask, VL) < 0;
 }
 
-static __always_inline bool ascii64(vuint8m4_t in)
+static __always_inline vec_block vec_zero(void)
+{
+	return __riscv_vmv_v_x_u8m4(0, VL);
+}
+
+static __always_inline vec_block vec_load(const u8 *s, size_t i)
+{
+	return __riscv_vle8_v_u8m4(s + i, VL);
+}
+
+static __always_inline bool vec_ascii(vec_block in)
 {
 	return none(__riscv_vmsgeu_vx_u8m4_b2(in, 0x80, VL));
 }
 
+static __always_inline size_t vec_ascii_run(const u8 *s, size_t i, size_t to)
+{
+	while (to - i >= 64 && vec_ascii(vec_load(s, i)))
+		i += 64;
+	return i;
+}
+
+/* Whether the bytes before @p end inside a character: a lead in the last 3 */
+static __always_inline bool ends_open(const u8 *p)
+{
+	return p[-1] >= 0xc0 || p[-2] >= 0xe0 || p[-3] >= 0xf0;
+}
+
+static __always_inline vec_consts vec_consts_make(void)
+{
+	vuint8m1_t ph = __riscv_vle8_v_u8m1((const u8 *)prev_high, VL_RULES);
+	vuint8m1_t pl = __riscv_vle8_v_u8m1((const u8 *)prev_low, VL_RULES);
+	vuint8m1_t th = __riscv_vle8_v_u8m1((const u8 *)this_high, VL_RULES);
+
+	return __riscv_vcreate_v_u8m1x3(ph, pl, th);
+}
+
+static __always_inline void
+vec_carry_before(const vec_consts *k __always_unused, struct vec_carry *c,
+		 const u8 *s, size_t i)
+{
+	c->open = i >= VEC_LOOK_BACK && ends_open(s + i);
+}
+
+/* (c->open is false already) */
+static __always_inline void
+vec_carry_ascii(struct vec_carry *c __always_unused,
+		const u8 *s __always_unused, size_t i __always_unused)
+{
+}
+
+static __always_inline bool vec_open(const struct vec_carry *c)
+{
+	return c->open;
+}
+
+/*
+ * Whether the 64 bytes at @s + @i keep the rules: read again from memory,
+ * a register at a time (see VL_RULES).
+ */
+static __always_inline bool vec_check(const vec_consts *k,
+				      struct vec_carry *c,
+				      vec_block in __always_unused,
+				      const u8 *s, size_t i)
+{
+	vuint8m1_t ph = __riscv_vget_v_u8m1x3_u8m1(*k, 0);
+	vuint8m1_t pl = __riscv_vget_v_u8m1x3_u8m1(*k, 1);
+	vuint8m1_t th = __riscv_vget_v_u8m1x3_u8m1(*k, 2);
+	vuint8m1_t err = check16(ph, pl, th, s + i, i);
+
+	err = __riscv_vor_vv_u8m1(err, check16(ph, pl, th, s + i + 16, i + 16),
+				  VL_RULES);
+	err = __riscv_vor_vv_u8m1(err, check16(ph, pl, th, s + i + 32, i + 32),
+				  VL_RULES);
+	err = __riscv_vor_vv_u8m1(err, check16(ph, pl, th, s + i + 48, i + 48),
+				  VL_RULES);
+	c->open = ends_open(s + i + 64);
+	return __riscv_vfirst_m_b8(__riscv_vmsne_vx_u8m1_b8(err, 0, VL_RULES),
+				   VL_RULES) < 0;
+}
+
 /* The characters that start in @in (all but 80..BF), from byte @skip. */
-static __always_inline u64 char_starts(vuint8m4_t in, unsigned int skip)
+static __always_inline u64 vec_char_starts(vec_block in, unsigned int skip)
 {
 	vuint8m4_t top = __riscv_vand_vx_u8m4(in, 0xc0, VL);
 	vbool2_t starts = __riscv_vmsne_vx_u8m4_b2(top, 0x80, VL);
@@ -107,101 +196,14 @@ static __always_inline u64 char_starts(vuint8m4_t in, unsigned int skip)
 	return __riscv_vcpop_m_b2(starts, VL);
 }
 
-/* Whether the 64 bytes at @p end inside a character: a lead in the last 3. */
-static __always_inline bool ends_open(const u8 *p)
-{
-	return p[63] >= 0xc0 || p[62] >= 0xe0 || p[61] >= 0xf0;
-}
-
-/* Whether the 64 bytes at @s + @i keep the rules. */
-static __always_inline bool block_ok(vuint8m1_t ph, vuint8m1_t pl,
-				     vuint8m1_t th, const u8 *s, size_t i)
-{
-	vuint8m1_t err = check16(ph, pl, th, s + i, i);
-
-	err = __riscv_vor_vv_u8m1(err, check16(ph, pl, th, s + i + 16, i + 16),
-				  VL_RULES);
-	err = __riscv_vor_vv_u8m1(err, check16(ph, pl, th, s + i + 32, i + 32),
-				  VL_RULES);
-	err = __riscv_vor_vv_u8m1(err, check16(ph, pl, th, s + i + 48, i + 48),
-				  VL_RULES);
-	return __riscv_vfirst_m_b8(__riscv_vmsne_vx_u8m1_b8(err, 0, VL_RULES),
-				   VL_RULES) < 0;
-}
-
-static __always_inline size_t blocks(const u8 *s, size_t from, size_t to,
-				     bool end, u64 *chars)
-{
-	vuint8m1_t ph, pl, th;	/* the tables, in the first 16 bytes */
-	vuint8m4_t in = __riscv_vmv_v_x_u8m4(0, VL);
-	bool open;
-	u64 count = 0;
-	size_t i = from, rest;
-
-	/* 128-bit registers, the least V allows: never fewer, but check */
-	if (__riscv_vsetvl_e8m4(VL) < VL)
-		return from;
-	ph = __riscv_vle8_v_u8m1((const u8 *)prev_high, 16);
-	pl = __riscv_vle8_v_u8m1((const u8 *)prev_low, 16);
-	th = __riscv_vle8_v_u8m1((const u8 *)this_high, 16);
-	open = from >= 64 && ends_open(s + from - 64);
-	while (to - i >= 64) {
-		in = __riscv_vle8_v_u8m4(s + i, VL);
-		if (ascii64(in)) {
-			size_t run = i;
-
-			/* ASCII: wrong only after an open character */
-			if (open)
-				goto out;
-			i += 64;
-			while (to - i >= 64) {
-				in = __riscv_vle8_v_u8m4(s + i, VL);
-				if (!ascii64(in))
-					break;
-				i += 64;
-			}
-			count += i - run;
-			open = false;
-			continue;
-		}
-		if (!block_ok(ph, pl, th, s, i))
-			goto out;
-		open = ends_open(s + i);
-		if (chars)
-			count += char_starts(in, 0);
-		i += 64;
-	}
-	if (!end)
-		goto out;
-	rest = to - i;
-	if (rest && to >= 80) {
-		/* the last 64 bytes, overlapping what is checked already */
-		in = __riscv_vle8_v_u8m4(s + to - 64, VL);
-		if (!block_ok(ph, pl, th, s, to - 64))
-			goto out;
-		open = ends_open(s + to - 64);
-		if (chars)
-			count += char_starts(in, 64 - rest);
-		i = to;
-	}
-	/*
-	 * At the end of the input, the last block must close its character:
-	 * if it does not, it is not clean, nor are its characters counted.
-	 * in holds it (an ASCII block leaves no character open).
-	 */
-	if (i == to && open)
-		i = utf8val_drop_open_block(i, from, &count,
-					    chars ? char_starts(in, 0) : 0);
-out:
-	if (chars)
-		*chars += count;
-	return i;
-}
+#include "../utf8val_simd_loop.h"
 
 size_t utf8val_rvv_blocks(const u8 *s, size_t from, size_t to, bool end,
 			  u64 *chars)
 {
-	return chars ? blocks(s, from, to, end, chars) :
-		       blocks(s, from, to, end, NULL);
+	/* 128-bit registers, the least V allows: never fewer, but check */
+	if (__riscv_vsetvl_e8m4(VL) < VL)
+		return from;
+	return vec_blocks(s, from, to, end, chars);
 }
 #endif /* __CHECKER__ */

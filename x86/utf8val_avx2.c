@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * utf8val's AVX2 fast path: strict RFC 3629, yes or no, 64 bytes a step.
+ * utf8val's AVX2 fast path: strict RFC 3629, yes or no, 64 bytes (two
+ * 32-byte registers) a step, in the block loop of utf8val_simd_loop.h.
  *
  * The rules are the nibble tables of utf8val_simd_tables.h.
  *
@@ -16,14 +17,52 @@
 
 #include <immintrin.h>
 
-struct avx2_tables {
+/* utf8val_simd_loop.h's types: a block, the checks' constants */
+struct avx2_block {
+	__m256i a, b;
+};
+
+#define vec_block	struct avx2_block
+
+struct avx2_consts {
 	__m256i prev_high, prev_low, this_high, nibble;
 	__m256i third_min, fourth_min, tail_max;
 };
 
+#define vec_consts	struct avx2_consts
+
+/* The last 32 bytes checked, and nonzero if they end inside a character. */
+struct vec_carry {
+	__m256i prev, open;
+};
+
+#define VEC_LOOK_BACK	32
+
 static inline __m256i broadcast16(const char *t)
 {
 	return _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)t));
+}
+
+static inline __m256i load32(const u8 *p)
+{
+	return _mm256_loadu_si256((const __m256i *)p);
+}
+
+static __always_inline vec_consts vec_consts_make(void)
+{
+	static const char tail_max[32] = {
+		[0 ... 28] = (char)0xff, (char)0xef, (char)0xdf, (char)0xbf,
+	};
+
+	return (vec_consts){
+		.prev_high = broadcast16(prev_high),
+		.prev_low = broadcast16(prev_low),
+		.this_high = broadcast16(this_high),
+		.nibble = _mm256_set1_epi8(0x0f),
+		.third_min = _mm256_set1_epi8((char)(THIRD_MIN - 0x80)),
+		.fourth_min = _mm256_set1_epi8((char)(FOURTH_MIN - 0x80)),
+		.tail_max = load32((const u8 *)tail_max),
+	};
 }
 
 static inline __m256i high_nibbles(__m256i v, __m256i nibble)
@@ -32,7 +71,7 @@ static inline __m256i high_nibbles(__m256i v, __m256i nibble)
 }
 
 /* Nonzero bytes where @in, after @prev, breaks a rule. */
-static inline __m256i check32(const struct avx2_tables *t, __m256i in,
+static inline __m256i check32(const vec_consts *t, __m256i in,
 			      __m256i prev)
 {
 	__m256i shifted = _mm256_permute2x128_si256(prev, in, 0x21);
@@ -58,35 +97,24 @@ static inline __m256i check32(const struct avx2_tables *t, __m256i in,
 }
 
 /* Nonzero if @v ends inside a character: a lead in its last 3 bytes. */
-static inline __m256i ends_open(const struct avx2_tables *t, __m256i v)
+static inline __m256i ends_open(const vec_consts *k, __m256i v)
 {
-	return _mm256_subs_epu8(v, t->tail_max);
+	return _mm256_subs_epu8(v, k->tail_max);
 }
 
-/* Where the bytes of @a and @b start a character (all but 80..BF). */
-static inline u64 starts_mask(__m256i a, __m256i b)
+static __always_inline vec_block vec_zero(void)
 {
-	const __m256i last_cont = _mm256_set1_epi8((char)0xbf);
-	u32 ma = _mm256_movemask_epi8(_mm256_cmpgt_epi8(a, last_cont));
-	u32 mb = _mm256_movemask_epi8(_mm256_cmpgt_epi8(b, last_cont));
-
-	return (u64)mb << 32 | ma;
+	return (vec_block){ _mm256_setzero_si256(), _mm256_setzero_si256() };
 }
 
-static inline u64 char_starts(__m256i a, __m256i b)
+static __always_inline vec_block vec_load(const u8 *s, size_t i)
 {
-	return __builtin_popcountll(starts_mask(a, b));
+	return (vec_block){ load32(s + i), load32(s + i + 32) };
 }
 
-/* The same in the last @rest bytes only (1..63). */
-static inline u64 char_starts_tail(__m256i a, __m256i b, size_t rest)
+static __always_inline bool vec_ascii(vec_block b)
 {
-	return __builtin_popcountll(starts_mask(a, b) >> (64 - rest));
-}
-
-static inline __m256i load32(const u8 *p)
-{
-	return _mm256_loadu_si256((const __m256i *)p);
+	return !_mm256_movemask_epi8(_mm256_or_si256(b.a, b.b));
 }
 
 static inline bool ascii128(const u8 *p)
@@ -97,97 +125,62 @@ static inline bool ascii128(const u8 *p)
 	return !_mm256_movemask_epi8(_mm256_or_si256(lo, hi));
 }
 
-/*
- * The checks of one block and what they carry to the next: the block's
- * second half, and whether it ends inside a character.
- */
-static __always_inline bool block_ok(const struct avx2_tables *t, __m256i a,
-				     __m256i b, __m256i *prev, __m256i *open)
+/* 128 bytes a step: past the first block, ASCII tends to go on */
+static __always_inline size_t vec_ascii_run(const u8 *s, size_t i, size_t to)
 {
-	__m256i err = _mm256_or_si256(check32(t, a, *prev),
-				      check32(t, b, a));
+	while (to - i >= 128 && ascii128(s + i))
+		i += 128;
+	return i;
+}
 
-	*prev = b;
-	*open = ends_open(t, b);
+static __always_inline void vec_carry_before(const vec_consts *k,
+					     struct vec_carry *c,
+					     const u8 *s, size_t i)
+{
+	c->prev = i >= 32 ? load32(s + i - 32) : _mm256_setzero_si256();
+	c->open = ends_open(k, c->prev);
+}
+
+static __always_inline void vec_carry_ascii(struct vec_carry *c,
+					    const u8 *s, size_t i)
+{
+	c->prev = load32(s + i - 32);
+}
+
+static __always_inline bool vec_open(const struct vec_carry *c)
+{
+	return !_mm256_testz_si256(c->open, c->open);
+}
+
+/* The bytes at @s + @i are in @b already */
+static __always_inline bool vec_check(const vec_consts *k,
+				      struct vec_carry *c, vec_block b,
+				      const u8 *s __always_unused,
+				      size_t i __always_unused)
+{
+	__m256i err = _mm256_or_si256(check32(k, b.a, c->prev),
+				      check32(k, b.b, b.a));
+
+	c->prev = b.b;
+	c->open = ends_open(k, b.b);
 	return _mm256_testz_si256(err, err);
 }
 
-static __always_inline size_t blocks(const u8 *s, size_t from, size_t to,
-				     bool end, u64 *chars)
+/* Where the bytes of @b start a character (all but 80..BF). */
+static __always_inline u64 vec_char_starts(vec_block b, unsigned int skip)
 {
-	static const char tail_max[32] = {
-		[0 ... 28] = (char)0xff, (char)0xef, (char)0xdf, (char)0xbf,
-	};
-	const struct avx2_tables t = {
-		.prev_high = broadcast16(prev_high),
-		.prev_low = broadcast16(prev_low),
-		.this_high = broadcast16(this_high),
-		.nibble = _mm256_set1_epi8(0x0f),
-		.third_min = _mm256_set1_epi8((char)(THIRD_MIN - 0x80)),
-		.fourth_min = _mm256_set1_epi8((char)(FOURTH_MIN - 0x80)),
-		.tail_max = load32((const u8 *)tail_max),
-	};
-	__m256i prev = _mm256_setzero_si256(), open, a = prev, b = prev;
-	u64 count = 0;
-	size_t i = from, rest;
+	const __m256i last_cont = _mm256_set1_epi8((char)0xbf);
+	u32 ma = _mm256_movemask_epi8(_mm256_cmpgt_epi8(b.a, last_cont));
+	u32 mb = _mm256_movemask_epi8(_mm256_cmpgt_epi8(b.b, last_cont));
 
-	if (from >= 32)
-		prev = load32(s + from - 32);
-	open = ends_open(&t, prev);
-	while (to - i >= 64) {
-		a = load32(s + i);
-		b = load32(s + i + 32);
-		if (!_mm256_movemask_epi8(_mm256_or_si256(a, b))) {
-			size_t run = i;
-
-			/* ASCII: wrong only after an open character */
-			if (!_mm256_testz_si256(open, open))
-				goto out;
-			i += 64;
-			while (to - i >= 128 && ascii128(s + i))
-				i += 128;
-			count += i - run;
-			prev = load32(s + i - 32);
-			continue;
-		}
-		if (!block_ok(&t, a, b, &prev, &open))
-			goto out;
-		if (chars)
-			count += char_starts(a, b);
-		i += 64;
-	}
-	if (!end)
-		goto out;
-	rest = to - i;
-	if (rest && to >= 96) {
-		/* the last 64 bytes, overlapping what is checked already */
-		prev = load32(s + to - 96);
-		a = load32(s + to - 64);
-		b = load32(s + to - 32);
-		if (!block_ok(&t, a, b, &prev, &open))
-			goto out;
-		if (chars)
-			count += char_starts_tail(a, b, rest);
-		i = to;
-	}
-	/*
-	 * At the end of the input, the last block must close its character:
-	 * if it does not, it is not clean, nor are its characters counted.
-	 * a and b hold it (an ASCII block leaves no character open).
-	 */
-	if (i == to && !_mm256_testz_si256(open, open))
-		i = utf8val_drop_open_block(i, from, &count,
-					    chars ? char_starts(a, b) : 0);
-out:
-	if (chars)
-		*chars += count;
-	return i;
+	return __builtin_popcountll(((u64)mb << 32 | ma) >> skip);
 }
+
+#include "../utf8val_simd_loop.h"
 
 size_t utf8val_avx2_blocks(const u8 *s, size_t from, size_t to, bool end,
 			   u64 *chars)
 {
-	return chars ? blocks(s, from, to, end, chars) :
-		       blocks(s, from, to, end, NULL);
+	return vec_blocks(s, from, to, end, chars);
 }
 #endif /* __CHECKER__ */

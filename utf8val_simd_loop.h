@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * The block loop of the vector paths that check 64 bytes a step (AVX2,
+ * NEON, RVV): a template, which each includes after defining its vector
+ * types and helpers. The loop is written once; what a vector register
+ * holds, and how it is checked, is the includer's.
+ *
+ * The includer defines, as macros, two types (as lib/crc's templates do:
+ * they may be sizeless vector types, which no struct may hold):
+ *
+ *   vec_block        one 64-byte block (a struct of registers, or a
+ *                    register group)
+ *   vec_consts       the checks' tables and constants, made once a call
+ *                    (a struct, or a tuple of registers)
+ *
+ * and a struct, a constant, and these functions (static __always_inline):
+ *
+ *   struct vec_carry what one block carries to the next: the bytes the
+ *                    checks look back at, and whether a character is open
+ *   VEC_LOOK_BACK    how many bytes before a block vec_carry_before()
+ *                    reads: the overlapping tail needs 64 + that many
+ *
+ *   vec_consts vec_consts_make(void)
+ *   vec_block vec_zero(void)
+ *   vec_block vec_load(const u8 *s, size_t i)     the block at @s + @i
+ *   bool vec_ascii(vec_block b)                   whether all below 0x80
+ *   size_t vec_ascii_run(const u8 *s, size_t i, size_t to)
+ *                    where the whole ASCII blocks from @i end (the last
+ *                    may stop short of them: the loop goes on from there)
+ *   void vec_carry_before(const vec_consts *k, struct vec_carry *c,
+ *                         const u8 *s, size_t i)
+ *                    the carry of the bytes before @i (none if fewer than
+ *                    VEC_LOOK_BACK)
+ *   void vec_carry_ascii(struct vec_carry *c, const u8 *s, size_t i)
+ *                    the same after ASCII that ends at @i (at least 64),
+ *                    with no character open before it (none is after)
+ *   bool vec_open(const struct vec_carry *c)     a character is open
+ *   bool vec_check(const vec_consts *k, struct vec_carry *c, vec_block b,
+ *                  const u8 *s, size_t i)
+ *                    whether block @b, at @s + @i, keeps the rules after
+ *                    what *@c carries; carries it
+ *   u64 vec_char_starts(vec_block b, unsigned int skip)
+ *                    the characters that start in @b from its byte @skip
+ *
+ * and then vec_blocks() is a utf8val_blocks_fn (utf8val_simd.h) to call
+ * from the path's entry point.
+ */
+#ifndef UTF8VAL_SIMD_LOOP_H
+#define UTF8VAL_SIMD_LOOP_H
+
+static __always_inline size_t vec_block_loop(const u8 *s, size_t from,
+					     size_t to, bool end, u64 *chars)
+{
+	const vec_consts k = vec_consts_make();
+	struct vec_carry carry;
+	vec_block b = vec_zero();
+	u64 count = 0;
+	size_t i = from, rest;
+
+	vec_carry_before(&k, &carry, s, from);
+	while (to - i >= 64) {
+		b = vec_load(s, i);
+		if (vec_ascii(b)) {
+			size_t run = i;
+
+			/* ASCII: wrong only after an open character */
+			if (vec_open(&carry))
+				goto out;
+			i = vec_ascii_run(s, i + 64, to);
+			count += i - run;
+			vec_carry_ascii(&carry, s, i);
+			continue;
+		}
+		if (!vec_check(&k, &carry, b, s, i))
+			goto out;
+		if (chars)
+			count += vec_char_starts(b, 0);
+		i += 64;
+	}
+	if (!end)
+		goto out;
+	rest = to - i;
+	if (rest && to >= 64 + VEC_LOOK_BACK) {
+		/* the last 64 bytes, overlapping what is checked already */
+		vec_carry_before(&k, &carry, s, to - 64);
+		b = vec_load(s, to - 64);
+		if (!vec_check(&k, &carry, b, s, to - 64))
+			goto out;
+		if (chars)
+			count += vec_char_starts(b, 64 - rest);
+		i = to;
+	}
+	/*
+	 * At the end of the input, the last block must close its character:
+	 * if it does not, it is not clean, nor are its characters counted.
+	 * b holds it (an ASCII block leaves no character open).
+	 */
+	if (i == to && vec_open(&carry))
+		i = utf8val_drop_open_block(i, from, &count,
+					    chars ? vec_char_starts(b, 0) : 0);
+out:
+	if (chars)
+		*chars += count;
+	return i;
+}
+
+/* Two loops: the one for a NULL @chars counts nothing. */
+static __always_inline size_t vec_blocks(const u8 *s, size_t from, size_t to,
+					 bool end, u64 *chars)
+{
+	return chars ? vec_block_loop(s, from, to, end, chars) :
+		       vec_block_loop(s, from, to, end, NULL);
+}
+
+#endif /* UTF8VAL_SIMD_LOOP_H */
