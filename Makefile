@@ -105,7 +105,7 @@ KDIR		?= /lib/modules/$(shell uname -r)/build
 VERSION		:= $(shell sed -n 's/^\#define UTF8VAL_VERSION_STRING[^"]*"\(.*\)"/\1/p' utf8val.h)
 SOMAJOR		:= $(firstword $(subst ., ,$(VERSION)))
 
-.PHONY: all modules vector-paths lib test check test-build core-tests bench bench-arm64 fuzz freestanding cli utf8names bpf clean \
+.PHONY: all modules vector-paths lib test check test-build core-tests bench bench-emu bench-arm64 fuzz freestanding cli utf8names bpf clean \
 	install install-utf8names uninstall
 all: lib cli
 
@@ -358,10 +358,19 @@ $(BUILD)/bench/icount: bench/icount.c bench/datasets.c $(BENCH_COMMON_HDR) $(BEN
 
 # Instructions per byte on an emulated CPU (scripts/emu-icount builds it
 # with CROSS_COMPILE=aarch64-linux-gnu- and another architecture's
-# simdjson: SIMDJSON_CFLAGS, SIMDJSON_LIBS).
+# simdjson: SIMDJSON_CFLAGS, SIMDJSON_LIBS; with riscv64-linux-gnu- and
+# EMU_PEER=simdutf, beside simdutf instead: SIMDUTF_CFLAGS, SIMDUTF_LIBS).
+EMU_PEER	?= simdjson
 SIMDJSON_LIBS	?= -lsimdjson
-$(BUILD)/bench/emu_icount: bench/emu_icount.c bench/peers.h $(BUILD)/bench/peers_simdjson.o $(BENCH_OBJS)
-	$(CC) -O2 -g $(WARN) -I. $(ARCH_INC) -o $@ $< $(filter %.o,$^) $(SIMDJSON_LIBS) -lstdc++
+SIMDUTF_LIBS	?= -lsimdutf
+$(BUILD)/bench/peers_simdutf.o: bench/peers_simdutf.cc bench/peers.h $(TARGET_STAMP)
+	@mkdir -p $(@D)
+	$(CXX) -O2 -g -std=c++17 -Wall -Wextra $(SIMDUTF_CFLAGS) -c $< -o $@
+EMU_PEER_DEFS	:= $(if $(filter simdutf,$(EMU_PEER)),-DEMU_PEER_SIMDUTF)
+EMU_PEER_LIBS	:= $(if $(filter simdutf,$(EMU_PEER)),$(SIMDUTF_LIBS),$(SIMDJSON_LIBS))
+$(BUILD)/bench/emu_icount: bench/emu_icount.c bench/peers.h $(BUILD)/bench/peers_$(EMU_PEER).o $(BENCH_OBJS)
+	$(CC) -O2 -g $(WARN) -I. $(ARCH_INC) $(EMU_PEER_DEFS) -o $@ $< $(filter %.o,$^) \
+		$(EMU_PEER_LIBS) -lstdc++
 
 # What kernel callers get: kernel flags and the module's vector threshold.
 $(BUILD)/kbench/utf8val_core.o: $(CORE_SRC) $(CORE_HDR) $(TARGET_STAMP)
@@ -389,9 +398,12 @@ bench: $(BENCH_BINS) $(BUILD)/bench/file_speed cli
 	scripts/bench-cli $(BUILD)/utf8val $(BUILD)/bench/file_speed
 	scripts/emu-icount
 
-# arm64's instruction counts alone (a cross build of its own)
-bench-arm64:
+# The emulated CPUs' instruction counts alone, arm64's and riscv64's
+# (cross builds of their own); bench-arm64, arm64's alone.
+bench-emu:
 	scripts/emu-icount
+bench-arm64:
+	scripts/emu-icount arm64
 
 # --- fuzzing ---------------------------------------------------------------
 FUZZ_SAN	:= -fsanitize=address,undefined -fno-sanitize-recover=all

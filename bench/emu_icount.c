@@ -1,14 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * Instructions per byte on a CPU this machine only emulates (arm64): each
- * validator runs once on each text between two calls of marker functions,
- * under qemu-user's one-instruction-per-block trace (-singlestep -d exec),
- * which logs every instruction the emulated CPU executes; scripts/emu-icount
- * counts the log's lines between the markers. Timing an emulator says
- * nothing; its instruction counts are the CPU's own.
+ * Instructions per byte on a CPU this machine only emulates (arm64,
+ * riscv64): each validator runs once on each text between two calls of
+ * marker functions, under qemu-user's one-instruction-per-block trace
+ * (-singlestep or -one-insn-per-tb, -d exec), which logs every instruction
+ * the emulated CPU executes; scripts/emu-icount counts the log's lines
+ * between the markers. Timing an emulator says nothing; its instruction
+ * counts are the CPU's own.
+ *
+ * The peers: simdjson's kernels (arm64); built with EMU_PEER_SIMDUTF,
+ * each of simdutf's that the CPU runs instead (riscv64: Debian has no
+ * simdjson with a vector kernel there).
  *
  * Prints one line per measured call, in the order of the marks:
  *   cell TEXT VALIDATOR BYTES
+ * and comments (#) on what was measured.
  * Usage: emu_icount SHARED_DIR
  */
 #include <fcntl.h>
@@ -40,6 +46,49 @@ static int run_utf8val(const unsigned char *s, size_t len)
 {
 	return utf8val_check(s, len);
 }
+
+/* The table's columns, in order. */
+static struct run {
+	const char *name;
+	validator_fn fn;	/* NULL: this CPU cannot run it */
+	int path;		/* utf8val's, -1 for auto; a peer: -2 */
+} runs[8];
+static unsigned int nruns;
+
+static void add_run(const char *name, validator_fn fn, int path)
+{
+	if (nruns < sizeof(runs) / sizeof(runs[0]))
+		runs[nruns++] = (struct run){ name, fn, path };
+}
+
+#ifdef EMU_PEER_SIMDUTF
+/* Each of simdutf's kernels this CPU runs, as su_NAME; the build's list
+ * is printed whole, so that a kernel the build lacks is seen to be lacking.
+ */
+static void add_peers(void)
+{
+	static char names[4][32];
+	validator_fn fn;
+	const char *name;
+	unsigned int i;
+
+	printf("# simdutf's implementations in this build:");
+	for (i = 0; (name = peer_simdutf(i, &fn)); i++) {
+		printf(" %s%s", name, fn ? "" : " (not on this CPU)");
+		if (!fn || i >= sizeof(names) / sizeof(names[0]))
+			continue;
+		snprintf(names[i], sizeof(names[i]), "su_%s", name);
+		add_run(names[i], fn, -2);
+	}
+	printf("\n");
+}
+#else
+static void add_peers(void)
+{
+	add_run("sj_fallback", peer_simdjson("fallback"), -2);
+	add_run("sj_arm64", peer_simdjson("arm64"), -2);
+}
+#endif
 
 static unsigned long long rng_state = 0x656d7563;
 
@@ -105,21 +154,20 @@ int main(int argc, char **argv)
 		{ "maintainers", "linux-6.12-MAINTAINERS.txt" },
 		{ "iso-json", "iso-codes-3166-2.json" },
 	};
-	struct {
-		const char *name;
-		validator_fn fn;
-		int path;	/* utf8val's, -1 for auto; a peer: -2 */
-	} runs[] = {
-		{ "scalar", run_utf8val, UTF8VAL_PATH_SCALAR },
-		{ "vector", run_utf8val, -1 },
-		{ "sj_fallback", peer_simdjson("fallback"), -2 },
-		{ "sj_arm64", peer_simdjson("arm64"), -2 },
-	};
 	static unsigned char text[TEXT_LEN];
 	const char *shared = argc > 1 ? argv[1] : "../shared";
+	const char *vector;
 
 	utf8val_simd_select(-1);
-	printf("# vector path: %s\n", utf8val_path_name(utf8val_simd_path()));
+	vector = utf8val_path_name(utf8val_simd_path());
+	printf("# vector path: %s\n", vector);
+	add_run("scalar", run_utf8val, UTF8VAL_PATH_SCALAR);
+#ifdef EMU_PEER_SIMDUTF
+	add_run(vector, run_utf8val, -1);	/* (riscv64's table: "rvv") */
+#else
+	add_run("vector", run_utf8val, -1);
+#endif
+	add_peers();
 	for (size_t t = 0; t < sizeof(texts) / sizeof(texts[0]); t++) {
 		size_t len = texts[t].file ? load(text, shared, texts[t].file) :
 					     make_random(text, texts[t].mixed);
@@ -128,14 +176,14 @@ int main(int argc, char **argv)
 			printf("# %s: not there or not valid\n", texts[t].name);
 			continue;
 		}
-		for (size_t r = 0; r < sizeof(runs) / sizeof(runs[0]); r++) {
+		for (unsigned int r = 0; r < nruns; r++) {
 			volatile int ok;
 
 			if (!runs[r].fn)
 				continue;
 			if (runs[r].path >= -1)
 				utf8val_simd_select(runs[r].path);
-			/* set-up on first use (simdjson's) stays out */
+			/* set-up on first use (simdjson's, simdutf's) stays out */
 			runs[r].fn(text, 1);
 			printf("cell %s %s %zu\n", texts[t].name, runs[r].name,
 			       len);

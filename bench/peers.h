@@ -18,6 +18,11 @@ int peer_icu(const unsigned char *s, size_t len);
  * "arm64"), or NULL if this CPU cannot run it (peers_simdjson.cc).
  */
 validator_fn peer_simdjson(const char *name);
+/* simdutf's implementations, as many as its build has: the @i'th's name
+ * ("rvv", "fallback"...), or NULL past the last; in *@fn its validator,
+ * NULL if this CPU cannot run it (peers_simdutf.cc).
+ */
+const char *peer_simdutf(unsigned int i, validator_fn *fn);
 
 #ifdef __cplusplus
 }
