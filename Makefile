@@ -67,8 +67,8 @@ CORE_SRC	:= utf8val_core.c
 CORE_HDR	:= utf8val.h utf8val_types.h utf8val_simd.h utf8val_user.h \
 		   $(ARCH_HDR)
 VEC_HDR		:= utf8val_simd_tables.h utf8val_simd_loop.h
-TEST_COMMON	:= tests/common.c tests/reference.c
-TEST_HDR	:= tests/common.h tests/reference.h $(CORE_HDR)
+TEST_COMMON	:= tests/common.c tests/reference.c tests/tap.c
+TEST_HDR	:= tests/common.h tests/reference.h tests/tap.h $(CORE_HDR)
 TESTS		:= test_api test_vectors test_random test_replace test_exhaustive test_race
 
 # Kernel code generation, as Kbuild uses it: no jump tables, no FPU.
@@ -105,7 +105,7 @@ KDIR		?= /lib/modules/$(shell uname -r)/build
 VERSION		:= $(shell sed -n 's/^\#define UTF8VAL_VERSION_STRING[^"]*"\(.*\)"/\1/p' utf8val.h)
 SOMAJOR		:= $(firstword $(subst ., ,$(VERSION)))
 
-.PHONY: all modules vector-paths lib test check test-build core-tests bench bench-emu bench-arm64 fuzz freestanding cli utf8names bpf clean \
+.PHONY: all modules vector-paths test-names lib test check test-build core-tests bench bench-emu bench-arm64 fuzz freestanding cli utf8names bpf clean \
 	install install-utf8names uninstall
 all: lib cli
 
@@ -116,6 +116,10 @@ modules:
 # The target's vector paths, as its folder's utf8val.mk names them.
 vector-paths:
 	@echo $(VEC)
+# the core's test programs, for the scripts that run them
+# (scripts/run-host-tests, scripts/cross-tests)
+test-names:
+	@echo $(TESTS)
 
 # --- the library -----------------------------------------------------------
 # Static and shared; the shared one exports utf8val.h's functions only
@@ -261,7 +265,7 @@ $(BUILD)/utf8names: $(UTF8NAMES)/utf8names.c $(UTF8NAMES)/utf8names.h \
 		$(BUILD)/libutf8val.a $(BPF_USER_FLAGS) $(LDFLAGS) $(BPF_LIBS)
 $(BUILD)/kfuncs_test: selftests/bpf/kfuncs_test.c selftests/bpf/kfuncs.h \
 		$(BUILD)/bpf/kfuncs.skel.h selftests/dev_model.c selftests/dev_model.h \
-		tests/reference.c tests/reference.h
+		tests/reference.c tests/reference.h tests/tap.c tests/tap.h
 	$(CC) $(HOST_CFLAGS) -static -I. -I$(BUILD)/bpf -o $@ \
 		$(filter %.c,$^) $(BPF_USER_FLAGS) $(BPF_LIBS)
 

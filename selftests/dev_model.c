@@ -2,7 +2,6 @@
 /*
  * The device's expected answers, from the reference: see dev_model.h.
  */
-#include <stdarg.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -217,25 +216,4 @@ size_t random_input(u64 *rng, u8 *buf, size_t max)
 		}
 	}
 	return len;
-}
-
-static unsigned int tap_tests, tap_failures;
-
-void tap_ok(bool pass, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %u - ", pass ? "" : "not ", ++tap_tests);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-	tap_failures += !pass;
-}
-
-int tap_plan(void)
-{
-	printf("1..%u\n", tap_tests);
-	return tap_failures ? 1 : 0;
 }

@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "../tests/reference.h"
+#include "../tests/tap.h"
 #include "../uapi/linux/utf8val.h"
 
 #ifndef ARRAY_SIZE
@@ -63,11 +64,6 @@ static inline u64 xorshift(u64 *state)
 	*state ^= *state << 17;
 	return *state;
 }
-
-/* A TAP line "ok N - ..." or "not ok N - ...", numbered in order. */
-void tap_ok(bool pass, const char *fmt, ...);
-/* The plan line after the last; the exit status: 1 if any failed. */
-int tap_plan(void);
 
 /* Random bytes biased towards the edges of UTF-8's ranges. */
 size_t random_input(u64 *rng, u8 *buf, size_t max);

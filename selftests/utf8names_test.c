@@ -361,8 +361,8 @@ static void check_output(const char *what, const char *out)
 
 	while (expected && out[i] && out[i] == expected[i])
 		i++;
-	tap_ok(expected && !strcmp(out, expected),
-	       "%s: every refusal printed, as the reference validator sees it", what);
+	tap_result(expected && !strcmp(out, expected),
+		   "%s: every refusal printed, as the reference validator sees it", what);
 	if (!expected || strcmp(out, expected)) {
 		while (i && out[i - 1] != '\n')
 			i--;
@@ -397,7 +397,7 @@ static void valid_names_pass(const char *dir, const char *what)
 			}
 			remove_made(dir, op, name);
 		}
-	tap_ok(!failed, "%s: valid names are created, renamed, linked and symlinked", what);
+	tap_result(!failed, "%s: valid names are created, renamed, linked and symlinked", what);
 }
 
 /*
@@ -423,9 +423,9 @@ static void invalid_names(const char *dir, const char *what, bool audit)
 				remove_made(dir, op, invalid[i].name);
 			expect(audit ? "audited" : "refused", op, invalid[i].name);
 		}
-		tap_ok(!wrong, "%s: %s names %s by every operation", what,
-		       invalid[i].kind,
-		       audit ? "are made (audit)" : "are refused with EILSEQ");
+		tap_result(!wrong, "%s: %s names %s by every operation", what,
+			   invalid[i].kind,
+			   audit ? "are made (audit)" : "are refused with EILSEQ");
 	}
 }
 
@@ -445,7 +445,7 @@ static void no_policy(const char *dir, const char *what)
 			}
 			remove_made(dir, op, invalid[i].name);
 		}
-	tap_ok(!wrong, "%s: every invalid name is made", what);
+	tap_result(!wrong, "%s: every invalid name is made", what);
 }
 
 /* Can this kernel attach BPF to LSM hooks (a BPF trampoline)? */
@@ -491,8 +491,8 @@ static void old_names_stay(const char *dir)
 		err = errno;
 	else if (rename(other, old))
 		err = errno;
-	tap_ok(!err, "an old invalid name can be exchanged and renamed over (%s)",
-	       err > 0 ? strerror(err) : err ? "it was not made before the policy" : "done");
+	tap_result(!err, "an old invalid name can be exchanged and renamed over (%s)",
+		   err > 0 ? strerror(err) : err ? "it was not made before the policy" : "done");
 	unlink(old);
 	unlink(other);
 }
@@ -558,8 +558,9 @@ static void race_verdicts(const char *dir)
 		fclose(f);
 	for (i = 0; i < racers; i++)
 		waitpid(pids[i], NULL, 0);
-	tap_ok(!bad, "%d processes on one CPU, invalid names against valid: each its own verdict",
-	       racers);
+	tap_result(!bad,
+		   "%d processes on one CPU, invalid names against valid: each its own verdict",
+		   racers);
 }
 
 /* --- routes through other file systems ----------------------------------- */
@@ -756,12 +757,14 @@ static void overlay_routes(const char *guarded, const char *out_of)
 		said = overlay_child(opts, false);
 	}
 	printf("# overlayfs (%s): %s\n", out_of, said);
-	tap_ok(child_result(said, "create") == EILSEQ && child_result(said, "copyup") == EILSEQ &&
-	       child_result(said, "whiteout") == EILSEQ && child_result(said, "mkdir") == EILSEQ &&
-	       child_result(said, "valid") == 0 && only_valid_names(up),
-	       "%s: overlayfs with its upper layer on the guarded file system%s: a new file, a copy-up, a whiteout and a directory with invalid names refused, a valid name made",
-	       out_of, child_result(said, "root") == 1 ?
-	       " (mounted by root: no unprivileged overlayfs here)" : ", mounted by uid 1000");
+	tap_result(child_result(said, "create") == EILSEQ &&
+		   child_result(said, "copyup") == EILSEQ &&
+		   child_result(said, "whiteout") == EILSEQ &&
+		   child_result(said, "mkdir") == EILSEQ &&
+		   child_result(said, "valid") == 0 && only_valid_names(up),
+		   "%s: overlayfs with its upper layer on the guarded file system%s: a new file, a copy-up, a whiteout and a directory with invalid names refused, a valid name made",
+		   out_of, child_result(said, "root") == 1 ?
+		   " (mounted by root: no unprivileged overlayfs here)" : ", mounted by uid 1000");
 	free(said);
 	umount2("/tmp/ovl-lower", MNT_DETACH);
 	system("rm -rf /tmp/un/ovl-up /tmp/un/ovl-work");
@@ -807,12 +810,12 @@ static void mqueue_routes(const char *guarded, bool everywhere)
 	said = child_end(&c);
 	printf("# mqueue: %s\n", said);
 	if (everywhere)
-		tap_ok(child_result(said, "mq_open") == EILSEQ,
-		       "every file system: mq_open() of an invalid name is refused");
+		tap_result(child_result(said, "mq_open") == EILSEQ,
+			   "every file system: mq_open() of an invalid name is refused");
 	else
-		tap_ok(child_result(said, "mq_open") == 0 &&
-		       child_result(said, "whiteout") == EILSEQ && only_valid_names(up),
-		       "--mount: an mqueue name is not checked, but overlayfs cannot white it out into the guarded file system");
+		tap_result(child_result(said, "mq_open") == 0 &&
+			   child_result(said, "whiteout") == EILSEQ && only_valid_names(up),
+			   "--mount: an mqueue name is not checked, but overlayfs cannot white it out into the guarded file system");
 	free(said);
 	system("rm -rf /tmp/un/mq-up /tmp/un/mq-work");
 }
@@ -939,9 +942,9 @@ static void btrfs_routes(const char *mnt, const char *sub, const char *what)
 			ok &= child_result(said, valid) == 0 &&
 			      child_result(said, ioctls[i].word) == EILSEQ;
 		}
-		tap_ok(ok && only_valid_names(dir),
-		       "%s: btrfs subvolume and snapshot ioctls (v1 and v2) with invalid names refused for uid 1000, valid ones made",
-		       what);
+		tap_result(ok && only_valid_names(dir),
+			   "%s: btrfs subvolume and snapshot ioctls (v1 and v2) with invalid names refused for uid 1000, valid ones made",
+			   what);
 	}
 	free(said);
 }
@@ -1068,12 +1071,12 @@ static void flood_during_sigterm(const char *dir)
 	printf("# %d processes flooding: stopped %.2f s after SIGTERM; %llu refusals, %s\n",
 	       flooders, took, refusals, "printed and counted as not printed below");
 	show_summary(err);
-	tap_ok(ready && status == 0 && !__atomic_load_n(&over[1], __ATOMIC_RELAXED),
-	       "SIGTERM during a flood of refusals ends it while the flood goes on (%.2f s)",
-	       took);
-	tap_ok(ready && refusals > 0 && printed + unprinted + unwritten == refusals,
-	       "every refusal made until it detached is printed or counted as not printed (%llu = %llu + %llu + %llu)",
-	       refusals, printed, unprinted, unwritten);
+	tap_result(ready && status == 0 && !__atomic_load_n(&over[1], __ATOMIC_RELAXED),
+		   "SIGTERM during a flood of refusals ends it while the flood goes on (%.2f s)",
+		   took);
+	tap_result(ready && refusals > 0 && printed + unprinted + unwritten == refusals,
+		   "every refusal made until it detached is printed or counted as not printed (%llu = %llu + %llu + %llu)",
+		   refusals, printed, unprinted, unwritten);
 	munmap(over, 2 * sizeof(int));
 	free(out);
 	free(err);
@@ -1103,7 +1106,8 @@ static void stuck_reader_at_sigterm(const char *dir)
 		refusals += mkdir(path, 0755) && errno == EILSEQ;
 	}
 	if (!ready) {
-		tap_ok(false, "SIGTERM ends it while blocked on a stuck reader (it did not start)");
+		tap_result(false,
+			   "SIGTERM ends it while blocked on a stuck reader (it did not start)");
 		return;
 	}
 	usleep(300000);		/* for it to fill the pipe and block */
@@ -1129,13 +1133,13 @@ static void stuck_reader_at_sigterm(const char *dir)
 	unprinted = summary_count(err, "reports not printed");
 	unwritten = summary_count(err, "not written");
 	show_summary(err);
-	tap_ok(ready && ended && WIFEXITED(status) && WEXITSTATUS(status) == 0,
-	       "SIGTERM ends it while it is blocked writing to a reader that takes nothing (%.2f s)",
-	       took);
-	tap_ok(ready && refusals == made && unwritten > 0 &&
-	       printed + unprinted + unwritten == refusals,
-	       "with that reader, every refusal is printed or counted as not printed or not written (%llu = %llu + %llu + %llu)",
-	       refusals, printed, unprinted, unwritten);
+	tap_result(ready && ended && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		   "SIGTERM ends it while it is blocked writing to a reader that takes nothing (%.2f s)",
+		   took);
+	tap_result(ready && refusals == made && unwritten > 0 &&
+		   printed + unprinted + unwritten == refusals,
+		   "with that reader, every refusal is printed or counted as not printed or not written (%llu = %llu + %llu + %llu)",
+		   refusals, printed, unprinted, unwritten);
 	free(p.early);
 	free(out);
 	free(err);
@@ -1178,7 +1182,7 @@ static bool long_mountinfo_record(char *renamed, size_t room)
 	if (mount("tmpfs", path, "tmpfs", 0, "size=1m") ||
 	    mount("tmpfs", "/tmp/g2", "tmpfs", 0, "size=1m") ||
 	    statx(AT_FDCWD, "/tmp/g2", 0, STATX_MNT_ID, &stx)) {
-		tap_ok(false, "a mount at a 4 KiB path, and one to guard: %s", strerror(errno));
+		tap_result(false, "a mount at a 4 KiB path, and one to guard: %s", strerror(errno));
 		return false;
 	}
 	/* where the deep mount's record puts its parent folder's name */
@@ -1194,7 +1198,8 @@ static bool long_mountinfo_record(char *renamed, size_t room)
 	/* the parent's new name puts the fake record at byte 4095 */
 	snprintf(payload, sizeof(payload), "%llu\v1\v0:999\v", (unsigned long long)stx.stx_mnt_id);
 	if (where < 0 || where > 4095) {
-		tap_ok(false, "the deep mount's record is where it was meant to be (%ld)", where);
+		tap_result(false, "the deep mount's record is where it was meant to be (%ld)",
+			   where);
 		return false;
 	}
 	snprintf(renamed, room, "%.*s", (int)(strlen(parent) - 1), parent);
@@ -1202,7 +1207,7 @@ static bool long_mountinfo_record(char *renamed, size_t room)
 		strcat(renamed, "q");
 	strcat(renamed, payload);
 	if (rename(parent, renamed)) {
-		tap_ok(false, "rename the deep mount's parent: %s", strerror(errno));
+		tap_result(false, "rename the deep mount's parent: %s", strerror(errno));
 		return false;
 	}
 	return true;
@@ -1267,69 +1272,69 @@ static void pinned_policy(const char *dir)
 		fclose(f);
 	}
 	status = pin_run("--pin", "--config", "/tmp/bad.conf", &out, &err);
-	tap_ok(status == 2 && strstr(err, "/tmp/bad.conf:2:"),
-	       "--config with a line it does not know exits 2 and names the line (%d)", status);
+	tap_result(status == 2 && strstr(err, "/tmp/bad.conf:2:"),
+		   "--config with a line it does not know exits 2 and names the line (%d)", status);
 	free(out);
 	free(err);
 	status = pin_run("--pin", "--config", "/tmp/utf8names.conf", &out, &err);
-	tap_ok(status == 0 && strstr(err, "pinned in /sys/fs/bpf/utf8names") &&
-	       strstr(err, "does not check:"),
-	       "--pin --config pins the policy and exits 0, having said what it covers (%d: %.200s)",
-	       status, err);
+	tap_result(status == 0 && strstr(err, "pinned in /sys/fs/bpf/utf8names") &&
+		   strstr(err, "does not check:"),
+		   "--pin --config pins the policy and exits 0, having said what it covers (%d: %.200s)",
+		   status, err);
 	free(out);
 	free(err);
 	refused = make(dir, MKDIR, invalid[0].name) == EILSEQ &&
 		  make(dir, CREATE, invalid[1].name) == EILSEQ;
-	tap_ok(refused, "with the loader gone, the pinned policy refuses invalid names");
+	tap_result(refused, "with the loader gone, the pinned policy refuses invalid names");
 	status = pin_run("--pin", NULL, NULL, &out, &err);
-	tap_ok(status == 1 && strstr(err, "pinned already"),
-	       "--pin again exits 1: a policy is pinned already (%d)", status);
+	tap_result(status == 1 && strstr(err, "pinned already"),
+		   "--pin again exits 1: a policy is pinned already (%d)", status);
 	free(out);
 	free(err);
 	status = pin_run("--status", NULL, NULL, &out, &err);
-	tap_ok(status == 0 && strstr(out, "mode=enforce") && strstr(out, dir) &&
-	       strstr(out, "refused=2 ") && strstr(out, "since="),
-	       "--status: mode, since when, the guarded mount, 2 refused (%d: %.200s)",
-	       status, out);
+	tap_result(status == 0 && strstr(out, "mode=enforce") && strstr(out, dir) &&
+		   strstr(out, "refused=2 ") && strstr(out, "since="),
+		   "--status: mode, since when, the guarded mount, 2 refused (%d: %.200s)",
+		   status, out);
 	free(out);
 	free(err);
 
 	/* a reader comes, prints, and goes; another is killed */
 	ready = start_policy(&p, "--follow", NULL);
 	status = pin_run("--follow", NULL, NULL, &out2, &err2);
-	tap_ok(status == 1 && strstr(err2, "follows the pinned policy already"),
-	       "a second --follow exits 1: one reader at a time (%d)", status);
+	tap_result(status == 1 && strstr(err2, "follows the pinned policy already"),
+		   "a second --follow exits 1: one reader at a time (%d)", status);
 	free(out2);
 	free(err2);
 	refused = make(dir, MKDIR, invalid[2].name) == EILSEQ;
 	usleep(300000);
 	status = stop(&p, SIGTERM, &out, &err);
-	tap_ok(ready && refused && status == 0 &&
-	       printed_refusal(out, "mkdir", "euro\\xe2\\x82"),
-	       "--follow prints the pinned policy's refusals until SIGTERM (%d)", status);
+	tap_result(ready && refused && status == 0 &&
+		   printed_refusal(out, "mkdir", "euro\\xe2\\x82"),
+		   "--follow prints the pinned policy's refusals until SIGTERM (%d)", status);
 	free(out);
 	free(err);
 	ready = start_policy(&p, "--follow", NULL);
 	stop(&p, SIGKILL, &out, &err);
 	free(out);
 	free(err);
-	tap_ok(ready && make(dir, SYMLINK_TARGET, invalid[3].name) == EILSEQ,
-	       "a reader killed with SIGKILL leaves the policy enforcing");
+	tap_result(ready && make(dir, SYMLINK_TARGET, invalid[3].name) == EILSEQ,
+		   "a reader killed with SIGKILL leaves the policy enforcing");
 	if (syscall(SYS_delete_module, "utf8val", O_NONBLOCK))
 		snprintf(rm_err, sizeof(rm_err), "%s", strerror(errno));
-	tap_ok(*rm_err && (errno == EWOULDBLOCK || errno == EBUSY),
-	       "utf8val.ko cannot be unloaded while a pinned policy uses it (%s)",
-	       *rm_err ? rm_err : "it was unloaded");
+	tap_result(*rm_err && (errno == EWOULDBLOCK || errno == EBUSY),
+		   "utf8val.ko cannot be unloaded while a pinned policy uses it (%s)",
+		   *rm_err ? rm_err : "it was unloaded");
 
 	status = pin_run("--detach", NULL, NULL, &out, &err);
-	tap_ok(status == 0 && strstr(err, "detached") && !make(dir, MKDIR, invalid[0].name),
-	       "--detach ends it: invalid names are made again (%d)", status);
+	tap_result(status == 0 && strstr(err, "detached") && !make(dir, MKDIR, invalid[0].name),
+		   "--detach ends it: invalid names are made again (%d)", status);
 	remove_made(dir, MKDIR, invalid[0].name);
 	free(out);
 	free(err);
 	status = pin_run("--status", NULL, NULL, &out, &err);
-	tap_ok(status == 3 && strstr(err, "no policy is pinned"),
-	       "--status with nothing pinned exits 3 and says so (%d)", status);
+	tap_result(status == 3 && strstr(err, "no policy is pinned"),
+		   "--status with nothing pinned exits 3 and says so (%d)", status);
 	free(out);
 	free(err);
 }
@@ -1345,7 +1350,7 @@ static bool btrfs_image(void)
 	mkdir("/tmp/btr", 0755);
 	if (!loop_attach(image, dev, sizeof(btrfs_dev)) ||
 	    mount(dev, "/tmp/btr", "btrfs", 0, NULL)) {
-		tap_ok(false, "mount the btrfs image %s: %s", image, strerror(errno));
+		tap_result(false, "mount the btrfs image %s: %s", image, strerror(errno));
 		return false;
 	}
 	return true;
@@ -1372,18 +1377,18 @@ static void other_routes(bool btrfs)
 	if (btrfs)
 		btrfs_routes("/tmp/btr", "one", "--mount");
 	if (deep)
-		tap_ok(make("/tmp/g2", MKDIR, invalid[0].name) == EILSEQ,
-		       "--mount guards the mount asked for, whatever a longer mountinfo record before it holds");
+		tap_result(make("/tmp/g2", MKDIR, invalid[0].name) == EILSEQ,
+			   "--mount guards the mount asked for, whatever a longer mountinfo record before it holds");
 	status = stop(&p, SIGTERM, &out, &err);
-	tap_ok(ready && status == 0 && printed_refusal(out, "create", "ovl" BAD_ESC) &&
-	       printed_refusal(out, "rename", "old" BAD_ESC) &&
-	       printed_refusal(out, "mkdir", "dir" BAD_ESC) &&
-	       printed_refusal(out, "rename", "mq" BAD_ESC),
-	       "--mount: the overlayfs and mqueue refusals are printed (%d)", status);
+	tap_result(ready && status == 0 && printed_refusal(out, "create", "ovl" BAD_ESC) &&
+		   printed_refusal(out, "rename", "old" BAD_ESC) &&
+		   printed_refusal(out, "mkdir", "dir" BAD_ESC) &&
+		   printed_refusal(out, "rename", "mq" BAD_ESC),
+		   "--mount: the overlayfs and mqueue refusals are printed (%d)", status);
 	if (btrfs)
-		tap_ok(printed_refusal(out, "subvolume", "bad0" BAD_ESC) &&
-		       printed_refusal(out, "snapshot", "bad3" BAD_ESC),
-		       "the btrfs refusals are printed as subvolume and snapshot");
+		tap_result(printed_refusal(out, "subvolume", "bad0" BAD_ESC) &&
+			   printed_refusal(out, "snapshot", "bad3" BAD_ESC),
+			   "the btrfs refusals are printed as subvolume and snapshot");
 	free(out);
 	free(err);
 	if (deep)
@@ -1421,36 +1426,36 @@ int main(int argc, char **argv)
 	/* Its errors first: securityfs is not mounted yet. */
 	umount("/sys/kernel/security");
 	status = run(NULL, &err);
-	tap_ok(status == 1 && strstr(err, "is securityfs mounted?"),
-	       "without securityfs it exits 1 and says to mount it (%d: %.100s)", status, err);
+	tap_result(status == 1 && strstr(err, "is securityfs mounted?"),
+		   "without securityfs it exits 1 and says to mount it (%d: %.100s)", status, err);
 	free(err);
 	mount("securityfs", "/sys/kernel/security", "securityfs", 0, NULL);
 	/* booted without the BPF LSM (scripts/guest/run SERIES nolsm) */
 	if (!bpf_lsm_listed()) {
 		status = run(NULL, &err);
-		tap_ok(status == 1 && strstr(err, "the BPF LSM is not active") &&
-		       strstr(err, "lsm="),
-		       "without the BPF LSM it exits 1 and names lsm= (%d: %.150s)",
-		       status, err);
+		tap_result(status == 1 && strstr(err, "the BPF LSM is not active") &&
+			   strstr(err, "lsm="),
+			   "without the BPF LSM it exits 1 and names lsm= (%d: %.150s)",
+			   status, err);
 		free(err);
-		return tap_plan();
+		return tap_finish();
 	}
 	/* arm64 attaches BPF to LSM hooks from 6.4 (BPF trampolines) */
 	if (!can_attach_lsm()) {
 		status = run(NULL, &err);
-		tap_ok(status == 1 && strstr(err, "cannot attach BPF programs to LSM hooks"),
-		       "where the kernel cannot attach LSM programs, it exits 1 and says so (%d: %.150s)",
-		       status, err);
+		tap_result(status == 1 && strstr(err, "cannot attach BPF programs to LSM hooks"),
+			   "where the kernel cannot attach LSM programs, it exits 1 and says so (%d: %.150s)",
+			   status, err);
 		free(err);
-		return tap_plan();
+		return tap_finish();
 	}
 	status = run("--bogus", &err);
-	tap_ok(status == 2 && strstr(err, "usage: utf8names"),
-	       "an unknown option exits 2 with the usage (%d)", status);
+	tap_result(status == 2 && strstr(err, "usage: utf8names"),
+		   "an unknown option exits 2 with the usage (%d)", status);
 	free(err);
 
 	if (!mounted_tmpfs("/tmp/un") || !mounted_tmpfs("/tmp/other")) {
-		tap_ok(false, "mount two tmpfs: %s", strerror(errno));
+		tap_result(false, "mount two tmpfs: %s", strerror(errno));
 		return 1;
 	}
 	no_policy("/tmp/un", "before the policy");
@@ -1458,7 +1463,7 @@ int main(int argc, char **argv)
 
 	/* Enforcing, everywhere. */
 	ready = start_policy(&p, NULL, NULL);
-	tap_ok(ready, "utf8names starts enforcing");
+	tap_result(ready, "utf8names starts enforcing");
 	valid_names_pass("/tmp/un", "enforcing");
 	invalid_names("/tmp/un", "enforcing", false);
 	/* the longest names: 255 bytes, the error at the end; a target of 4000 */
@@ -1477,7 +1482,7 @@ int main(int argc, char **argv)
 	long_name[4000] = '\0';
 	refused = refused && make("/tmp/un", SYMLINK_TARGET, long_name) == EILSEQ;
 	expect("refused", SYMLINK_TARGET, long_name);
-	tap_ok(refused, "a 255-byte name and a 4000-byte target are checked whole");
+	tap_result(refused, "a 255-byte name and a 4000-byte target are checked whole");
 	free(long_name);
 
 	/* bind() of a unix socket makes a name too */
@@ -1491,21 +1496,21 @@ int main(int argc, char **argv)
 			       errno == EILSEQ;
 		close(fd);
 		expect("refused", MKNOD, "sock\xf0\x80");
-		tap_ok(bind_refused, "bind() of a unix socket to an invalid name is refused");
+		tap_result(bind_refused, "bind() of a unix socket to an invalid name is refused");
 	}
 	old_names_stay("/tmp/un");
 
 	/* The module stays while the policy calls it. */
 	delete_rc = syscall(SYS_delete_module, "utf8val", O_NONBLOCK);
-	tap_ok(delete_rc == -1 && (errno == EWOULDBLOCK || errno == EBUSY) &&
-	       make("/tmp/un", MKDIR, invalid[0].name) == EILSEQ,
-	       "utf8val.ko cannot be unloaded while the policy uses it, which still refuses (%s)",
-	       delete_rc ? strerror(errno) : "it was unloaded");
+	tap_result(delete_rc == -1 && (errno == EWOULDBLOCK || errno == EBUSY) &&
+		   make("/tmp/un", MKDIR, invalid[0].name) == EILSEQ,
+		   "utf8val.ko cannot be unloaded while the policy uses it, which still refuses (%s)",
+		   delete_rc ? strerror(errno) : "it was unloaded");
 	expect("refused", MKDIR, invalid[0].name);
 
 	status = stop(&p, SIGTERM, &out, &err);
-	tap_ok(status == 0 && strstr(err, "detached"),
-	       "SIGTERM detaches it, status 0 (%d)", status);
+	tap_result(status == 0 && strstr(err, "detached"),
+		   "SIGTERM detaches it, status 0 (%d)", status);
 	check_output("enforcing", out);
 	free(out);
 	free(err);
@@ -1515,7 +1520,7 @@ int main(int argc, char **argv)
 	ready = start_policy(&p, "--audit", NULL);
 	invalid_names("/tmp/un", "audit", true);
 	status = stop(&p, SIGINT, &out, &err);
-	tap_ok(ready && status == 0, "utf8names --audit runs until SIGINT (%d)", status);
+	tap_result(ready && status == 0, "utf8names --audit runs until SIGINT (%d)", status);
 	check_output("audit", out);
 	free(out);
 	free(err);
@@ -1526,7 +1531,7 @@ int main(int argc, char **argv)
 	invalid_names("/tmp/un", "--mount, on its file system", false);
 	no_policy("/tmp/other", "--mount, on another file system");
 	status = stop(&p, SIGTERM, &out, &err);
-	tap_ok(ready && status == 0, "utf8names --mount DIR runs until SIGTERM (%d)", status);
+	tap_result(ready && status == 0, "utf8names --mount DIR runs until SIGTERM (%d)", status);
 	check_output("--mount", out);
 	free(out);
 	free(err);
@@ -1544,16 +1549,16 @@ int main(int argc, char **argv)
 	refused = make("/tmp/un", MKDIR, invalid[1].name) == EILSEQ &&
 		  make("/tmp/un", CREATE, invalid[2].name) == EILSEQ;
 	status = stop(&p, SIGTERM, &out, &err);
-	tap_ok(ready && refused && status == 0 && strstr(err, "cannot write reports") &&
-	       strstr(err, "2 not written"),
-	       "SIGHUP and a reader gone (SIGPIPE) do not end it; it counts what it could not write (%d)",
-	       status);
+	tap_result(ready && refused && status == 0 && strstr(err, "cannot write reports") &&
+		   strstr(err, "2 not written"),
+		   "SIGHUP and a reader gone (SIGPIPE) do not end it; it counts what it could not write (%d)",
+		   status);
 	free(out);
 	free(err);
 	mkdir("/tmp/un/sub", 0755);
 	status = run_args("--mount", "/tmp/un/sub", &err);
-	tap_ok(status == 2 && strstr(err, "is not a mount point"),
-	       "--mount with a directory that is not a mount point exits 2 (%d)", status);
+	tap_result(status == 2 && strstr(err, "is not a mount point"),
+		   "--mount with a directory that is not a mount point exits 2 (%d)", status);
 	free(err);
 
 	/* Racing tasks on one CPU, each with its own name; then routes. */
@@ -1563,12 +1568,12 @@ int main(int argc, char **argv)
 	if (btrfs)
 		btrfs_routes("/tmp/btr", "two", "every file system");
 	status = stop(&p, SIGTERM, &out, &err);
-	tap_ok(ready && status == 0, "the policy ran through the race (%d)", status);
-	tap_ok(printed_refusal(out, "create", "mq" BAD_ESC),
-	       "every file system: the mq_open() refusal is printed");
+	tap_result(ready && status == 0, "the policy ran through the race (%d)", status);
+	tap_result(printed_refusal(out, "create", "mq" BAD_ESC),
+		   "every file system: the mq_open() refusal is printed");
 	if (btrfs)
-		tap_ok(printed_refusal(out, "subvolume", "bad1" BAD_ESC),
-		       "every file system: the btrfs refusals are printed");
+		tap_result(printed_refusal(out, "subvolume", "bad1" BAD_ESC),
+			   "every file system: the btrfs refusals are printed");
 	free(out);
 	free(err);
 	if (btrfs) {
@@ -1597,22 +1602,23 @@ int main(int argc, char **argv)
 		 */
 		usleep(100000);
 	}
-	tap_ok(!delete_rc, "utf8val.ko unloads once the policy is gone (%s)",
-	       delete_rc ? strerror(errno) : "unloaded");
+	tap_result(!delete_rc, "utf8val.ko unloads once the policy is gone (%s)",
+		   delete_rc ? strerror(errno) : "unloaded");
 	status = run(NULL, &err);
-	tap_ok(status == 1 && strstr(err, "utf8val.ko is not loaded"),
-	       "without utf8val.ko it exits 1 and says so (%d: %.100s)", status, err);
+	tap_result(status == 1 && strstr(err, "utf8val.ko is not loaded"),
+		   "without utf8val.ko it exits 1 and says so (%d: %.100s)", status, err);
 	free(err);
 	{
 		int fd = open(module, O_RDONLY | O_CLOEXEC);
 
 		bool loaded = fd >= 0 && !syscall(SYS_finit_module, fd, "", 0);
 
-		tap_ok(loaded, "utf8val.ko loads again (%s)", loaded ? "loaded" : strerror(errno));
+		tap_result(loaded, "utf8val.ko loads again (%s)",
+			   loaded ? "loaded" : strerror(errno));
 		if (fd >= 0)
 			close(fd);
 	}
 	umount("/tmp/un");
 	umount("/tmp/other");
-	return tap_plan();
+	return tap_finish();
 }

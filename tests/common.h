@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
-/* Shared pieces of the host tests: TAP output, RNG, core-vs-reference. */
+/* Shared pieces of the host tests: RNG, core-vs-reference (and TAP). */
 #ifndef UTF8VAL_TEST_COMMON_H
 #define UTF8VAL_TEST_COMMON_H
 
@@ -7,11 +7,7 @@
 #include <stdio.h>
 
 #include "reference.h"
-
-/* TAP: one line per test, diagnostics as '#' lines, plan at the end. */
-void tap_result(bool ok, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-int tap_finish(void);
+#include "tap.h"
 
 /* splitmix64: small, seedable, good enough for test inputs. */
 struct rng {

@@ -6,23 +6,15 @@
 # Usage: test_cli.sh PATH_TO_UTF8VAL
 set -u
 cli=$1
-n=0
-failed=0
+TAP_PREFIX="cli: "
+. "$(dirname "$0")/tap.sh"
 
 check() {	# check NAME EXPECTED_OUTPUT EXPECTED_STATUS BYTES [ARGS...]
 	local name=$1 want=$2 want_rc=$3 bytes=$4 got rc
 	shift 4
 	got=$(printf "$bytes" | "$cli" "$@" 2>&1)
 	rc=$?
-	n=$((n + 1))
-	if [ "$got" = "$want" ] && [ "$rc" -eq "$want_rc" ]; then
-		echo "ok $n - cli: $name"
-	else
-		echo "not ok $n - cli: $name"
-		echo "#   want ($want_rc): $want"
-		echo "#   got  ($rc): $got"
-		failed=$((failed + 1))
-	fi
+	expect "$name" "($want_rc) $want" "($rc) $got"
 }
 
 check "valid" "valid bytes=10 chars=7" 0 'caf\xc3\xa9 \xe2\x82\xac\n'
@@ -88,50 +80,25 @@ for o in $(grep -o '{ "[a-z0-9-]*"' "$(dirname "$0")/../tools/utf8val.c" | cut -
 	grep -q -- "--$o" <<<"$help" || missing="$missing --$o"
 done
 grep -q "Exit status" <<<"$help" || missing="$missing (exit status)"
-n=$((n + 1))
-if [ "$rc" -eq 0 ] && [ -z "$missing" ]; then
-	echo "ok $n - cli: --help exits 0 and names every option and the exit status"
-else
-	echo "not ok $n - cli: --help exits 0 and names every option and the exit status"
-	echo "#   status $rc, missing:$missing"
-	failed=$((failed + 1))
-fi
+[ "$rc" -eq 0 ] && [ -z "$missing" ]
+result $? "--help exits 0 and names every option and the exit status" \
+	"status $rc, missing:$missing"
 check "missing file" "utf8val: /nonexistent: No such file or directory" 2 '' /nonexistent
 
 # A verdict spanning read() chunks: 200000 lines of "é\n", then C0.
 big=$(mktemp)
 for _ in $(seq 2000); do printf '\xc3\xa9\n%.0s' $(seq 100); done >"$big"
 printf '\xc3\xa9\xc0' >>"$big"
-n=$((n + 1))
-got=$("$cli" "$big")
-want="$big: invalid bytes=600002 chars=400001 offset=600002 len=1 error=overlong line=200001 column=2"
-if [ "$got" = "$want" ]; then
-	echo "ok $n - cli: line and column across read() chunks"
-else
-	echo "not ok $n - cli: line and column across read() chunks"
-	echo "#   want: $want"
-	echo "#   got:  $got"
-	failed=$((failed + 1))
-fi
-
-result() {	# result NAME WANT GOT
-	n=$((n + 1))
-	if [ "$2" = "$3" ]; then
-		echo "ok $n - cli: $1"
-	else
-		echo "not ok $n - cli: $1"
-		echo "#   want: $2"
-		echo "#   got:  $3"
-		failed=$((failed + 1))
-	fi
-}
+expect "line and column across read() chunks" \
+	"$big: invalid bytes=600002 chars=400001 offset=600002 len=1 error=overlong line=200001 column=2" \
+	"$("$cli" "$big")"
 
 # A 3-byte character across the read() boundary of a pipe: 30000 euro
 # signs in two writes (65537 bytes, then the rest and "\nab", C0, "x").
 got=$( (printf '\xe2\x82\xac%.0s' $(seq 30000) | head -c 65537; sleep 0.2
 	printf '\xe2\x82\xac%.0s' $(seq 30000) | tail -c +65538
 	printf '\nab\xc0x') | "$cli")
-result "a character split between two reads of a pipe" \
+expect "a character split between two reads of a pipe" \
 	"invalid bytes=90003 chars=30003 offset=90003 len=1 error=overlong line=2 column=3" \
 	"$got"
 
@@ -167,7 +134,7 @@ except UnicodeDecodeError as e:
     print(e.start, line, len(good) - (good.rfind("\n") + 1) + 1)
 PY
 )
-	result "random text in random pipe pieces, seed $seed: offset, line, column" "$want" "$got"
+	expect "random text in random pipe pieces, seed $seed: offset, line, column" "$want" "$got"
 done
 # Many errors of every kind, through a file (mapped) and through a pipe in
 # random pieces: --all's list and --replace's text against Python's
@@ -216,14 +183,14 @@ for seed in 11 12 13; do
 	python3 "$gen" $seed data >"$big"
 	want=$(python3 "$gen" $seed errors)
 	fields='s/.*offset=\([0-9]*\) len=\([0-9]*\) .*line=\([0-9]*\) column=\([0-9]*\)/\1 \2 \3 \4/'
-	result "--all on a file, seed $seed: every error's offset, len, line, column" \
+	expect "--all on a file, seed $seed: every error's offset, len, line, column" \
 		"$want" "$("$cli" -a "$big" | sed "$fields")"
-	result "--all through a pipe in random pieces, seed $seed" \
+	expect "--all through a pipe in random pieces, seed $seed" \
 		"$want" "$(python3 "$gen" $seed data | "$cli" -a | sed "$fields")"
 	want=$(python3 "$gen" $seed replace | sha1sum)
-	result "--replace on a file, seed $seed: Python's decode('utf-8', 'replace')" \
+	expect "--replace on a file, seed $seed: Python's decode('utf-8', 'replace')" \
 		"$want" "$("$cli" -S "$big" | sha1sum)"
-	result "--replace through a pipe in random pieces, seed $seed" \
+	expect "--replace through a pipe in random pieces, seed $seed" \
 		"$want" "$(python3 "$gen" $seed data | "$cli" -S | sha1sum)"
 done
 rm -f "$gen"
@@ -233,17 +200,17 @@ rm -f "$gen"
 # the file again).
 printf 'x\nxab\nc\xc0' >"$big"
 got=$( { dd bs=1 count=3 of=/dev/null 2>/dev/null; "$cli"; } <"$big")
-result "standard input, a file read in part before" \
+expect "standard input, a file read in part before" \
 	"invalid bytes=4 chars=4 offset=4 len=1 error=overlong line=2 column=2" "$got"
 rm -f "$big"
 
 # The first error ends the reading: an endless writer after a bad byte.
 got=$( (printf 'ok\n\xff'; yes) | timeout 20 "$cli"; echo "status $?")
-result "stops at the first error of an endless pipe" \
+expect "stops at the first error of an endless pipe" \
 	"invalid bytes=3 chars=3 offset=3 len=1 error=bad-byte line=2 column=1
 status 1" "$got"
 got=$( (printf '\xff'; yes) | timeout 20 "$cli" -q; echo "status $?")
-result "-q stops at the first error too" "status 1" "$got"
+expect "-q stops at the first error too" "status 1" "$got"
 
 # Options given wrongly, each said plainly.
 check "a long option given an argument it takes none" "utf8val: option '--rfc2279' takes no argument
@@ -296,7 +263,7 @@ got=$(gcc -shared -fPIC -o "$dir/shrink.so" "$dir/shrink.c" -ldl 2>&1 &&
 json_ok=$(printf '%s\n' "$got" | head -2 | python3 -c '
 import json, sys
 print(" ".join(json.loads(l)["verdict"] for l in sys.stdin))' 2>&1)
-result "a file cut while its lines are counted again: reported, and the next file checked" \
+expect "a file cut while its lines are counted again: reported, and the next file checked" \
 	"unread valid
 status 2
 utf8val: $dir/shrinks: changed while being read" \
@@ -307,7 +274,7 @@ got=$("$cli" --json "$dir" "$dir/ok" 2>&1 | python3 -c '
 import json, sys
 for l in sys.stdin:
     print(json.loads(l)["verdict"] if l.startswith("{") else l.strip())')
-result "a directory: reported, a complete JSON object, the next file checked" \
+expect "a directory: reported, a complete JSON object, the next file checked" \
 	"utf8val: $dir: Is a directory
 unread
 valid" "$got"
@@ -315,15 +282,15 @@ rm -rf "$dir"
 
 # Output that cannot be written is an error, not a silent success.
 got=$(printf 'abc' | "$cli" -S 2>&1 >/dev/full; echo "status $?")
-result "--replace into a full device fails with status 2" \
+expect "--replace into a full device fails with status 2" \
 	"utf8val: standard output: No space left on device
 status 2" "$got"
 got=$(printf 'abc' | "$cli" 2>&1 >/dev/full; echo "status $?")
-result "a verdict into a full device fails with status 2" \
+expect "a verdict into a full device fails with status 2" \
 	"utf8val: standard output: No space left on device
 status 2" "$got"
 got=$("$cli" --help 2>&1 >/dev/full; echo "status $?")
-result "--help into a full device fails with status 2" \
+expect "--help into a full device fails with status 2" \
 	"utf8val: standard output: No space left on device
 status 2" "$got"
 
@@ -331,19 +298,19 @@ status 2" "$got"
 mistakes=$(mktemp -d)
 printf 'a\xffb\n' >"$mistakes/f"
 got=$("$cli" -S "$mistakes/f" 2>&1 >>"$mistakes/f"; echo "status $? size $(stat -c %s "$mistakes/f")")
-result "--replace appending to its own input is refused, as cat does" \
+expect "--replace appending to its own input is refused, as cat does" \
 	"utf8val: $mistakes/f: input file is output file
 status 2 size 4" "$got"
 got=$("$cli" "$mistakes/f" 2>&1 >>"$mistakes/f"; echo "status $? size $(stat -c %s "$mistakes/f")")
-result "a report appended to its own input is refused too" \
+expect "a report appended to its own input is refused too" \
 	"utf8val: $mistakes/f: input file is output file
 status 2 size 4" "$got"
 got=$("$cli" <"$mistakes/f" 2>&1 >>"$mistakes/f"; echo "status $? size $(stat -c %s "$mistakes/f")")
-result "standard input that is standard output is refused" \
+expect "standard input that is standard output is refused" \
 	"utf8val: -: input file is output file
 status 2 size 4" "$got"
 got=$("$cli" --json "$mistakes" "$mistakes/missing" 2>/dev/null; echo "status $?")
-result "--json: an object with verdict unread for each input it cannot read" \
+expect "--json: an object with verdict unread for each input it cannot read" \
 	"{\"type\":\"file\",\"file\":\"$mistakes\",\"verdict\":\"unread\",\"failure\":\"Is a directory\"}
 {\"type\":\"file\",\"file\":\"$mistakes/missing\",\"verdict\":\"unread\",\"failure\":\"No such file or directory\"}
 status 2" "$got"
@@ -352,12 +319,12 @@ Try 'utf8val --help' for more information." 2 '' --all -xq
 check "a long option given an argument is named" "utf8val: option '--all' takes no argument
 Try 'utf8val --help' for more information." 2 '' -q --all=yes
 got=$("$cli" "$mistakes/f" - 2>&1 <&-; echo "status $?")
-result "with standard input closed, - is a bad descriptor, not the file before" \
+expect "with standard input closed, - is a bad descriptor, not the file before" \
 	"$mistakes/f: invalid bytes=1 chars=1 offset=1 len=1 error=bad-byte line=1 column=2
 utf8val: -: Bad file descriptor
 status 2" "$got"
 got=$("$cli" "$mistakes/f" 2>&1 >&-; echo "status $?")
-result "with standard output closed, the report fails loudly" \
+expect "with standard output closed, the report fails loudly" \
 	"utf8val: standard output: Bad file descriptor
 status 2" "$got"
 rm -rf "$mistakes"
@@ -371,29 +338,29 @@ printf 'cut \xe2\x82' >"$lists/cut"
 newline_name="$lists/$(printf 'two\nlines \377')"
 printf '\xff' >"$newline_name"
 got=$("$cli" -l "$lists/good" "$lists/bad" "$lists/cut" 2>&1; echo "status $?")
-result "-l: only the names of invalid and incomplete inputs, in order" \
+expect "-l: only the names of invalid and incomplete inputs, in order" \
 	"$lists/bad
 $lists/cut
 status 1" "$got"
 got=$("$cli" -l -i "$lists/good" "$lists/bad" 2>&1; echo "status $?")
-result "-l -i: the valid ones instead; the status stays the verdict" \
+expect "-l -i: the valid ones instead; the status stays the verdict" \
 	"$lists/good
 status 1" "$got"
 got=$("$cli" -l "$lists/good" 2>&1; echo "status $?")
-result "-l: nothing when all are valid, status 0" "status 0" "$got"
+expect "-l: nothing when all are valid, status 0" "status 0" "$got"
 got=$("$cli" -l0 "$lists/bad" "$newline_name" | od -An -c | tr -s ' \n' ' ')
 want=$(printf '%s\0%s\0' "$lists/bad" "$newline_name" | od -An -c | tr -s ' \n' ' ')
-result "-l -0: names that hold newlines and invalid bytes, each ended by NUL" "$want" "$got"
+expect "-l -0: names that hold newlines and invalid bytes, each ended by NUL" "$want" "$got"
 got=$(printf '\xff' | "$cli" --list; echo "status $?")
-result "-l: standard input is listed as (standard input)" \
+expect "-l: standard input is listed as (standard input)" \
 	"(standard input)
 status 1" "$got"
 got=$("$cli" -ls "$lists/missing" "$lists/bad" 2>&1; echo "status $?")
-result "-s: nothing said of a missing input, which is not listed; status 2" \
+expect "-s: nothing said of a missing input, which is not listed; status 2" \
 	"$lists/bad
 status 2" "$got"
 got=$("$cli" -l "$lists/missing" 2>&1; echo "status $?")
-result "-l without -s: the missing input is reported on standard error" \
+expect "-l without -s: the missing input is reported on standard error" \
 	"utf8val: $lists/missing: No such file or directory
 status 2" "$got"
 rm -rf "$lists"
@@ -410,20 +377,20 @@ odd="$names/$(printf 'new\nline \377')"
 printf '\xff' >"$odd"
 printf '%s\n' "$names/good" "$names/bad" >"$names/list"
 got=$("$cli" -l --files-from="$names/list" 2>&1; echo "status $?")
-result "--files-from: one name per line" "$names/bad
+expect "--files-from: one name per line" "$names/bad
 status 1" "$got"
 got=$(printf '%s\0' "$names/good" "$odd" | "$cli" -l0 --files-from=- | tr '\0' '|'; echo "status ${PIPESTATUS[1]}")
-result "--files-from=- -0: names with newlines and invalid bytes, from standard input" \
+expect "--files-from=- -0: names with newlines and invalid bytes, from standard input" \
 	"$odd|status 1" "$got"
 got=$(printf '%s\n\n-\n%s\n' "$names/good" "$names/missing" | "$cli" --files-from=- 2>&1; echo "status $?")
-result "--files-from=-: an empty name, - and a missing file are errors, the rest checked" \
+expect "--files-from=-: an empty name, - and a missing file are errors, the rest checked" \
 	"$names/good: valid bytes=2 chars=2
 utf8val: -: an empty name
 utf8val: -: - in names read from standard input
 utf8val: $names/missing: No such file or directory
 status 2" "$got"
 got=$("$cli" --files-from="$names/nolist" 2>&1; echo "status $?")
-result "--files-from with a list that does not exist" \
+expect "--files-from with a list that does not exist" \
 	"utf8val: $names/nolist: No such file or directory
 status 2" "$got"
 rm -rf "$names"
@@ -434,25 +401,25 @@ odd=$(mktemp -d)
 name="$odd/$(printf 'nl\nback\\slash\377caf\303\251')"
 printf 'ok' >"$name"
 got=$("$cli" "$name")
-result "kv: a name with a newline, a backslash and a bad byte stays one line" \
+expect "kv: a name with a newline, a backslash and a bad byte stays one line" \
 	"$odd/nl\\x0aback\\x5cslash\\xffcafé: valid bytes=2 chars=2" "$got"
 printf 'x\377' >"$name"
 got=$("$cli" --format=gnu "$name")
-result "gnu: the same name escaped" \
+expect "gnu: the same name escaped" \
 	"$odd/nl\\x0aback\\x5cslash\\xffcafé:1:2: error: bad-byte (1 byte) at byte 1" "$got"
 printf '%s' "$got" | "$cli" -q
-result "gnu: the record is itself valid UTF-8" 0 $?
+expect "gnu: the record is itself valid UTF-8" 0 $?
 got=$("$cli" --json "$name" | tail -1 | python3 -c '
 import json, sys
 o = json.loads(sys.stdin.read())
 print(o["file"] == sys.argv[1].encode("utf-8", "surrogateescape").decode("utf-8", "replace"),
       bytes.fromhex(o["file_bytes"]) == sys.argv[1].encode("utf-8", "surrogateescape"))' "$name")
-result "json: file with U+FFFD for the bad byte, file_bytes the name exactly" "True True" "$got"
+expect "json: file with U+FFFD for the bad byte, file_bytes the name exactly" "True True" "$got"
 got=$("$cli" "$odd/$(printf 'gone\nx\377')" 2>&1)
-result "a message on standard error escapes the name as the records do" \
+expect "a message on standard error escapes the name as the records do" \
 	"utf8val: $odd/gone\\x0ax\\xff: No such file or directory" "$got"
 got=$("$cli" --json "$odd" 2>/dev/null | grep -c file_bytes)
-result "json: no file_bytes for a name that is UTF-8" 0 "$got"
+expect "json: no file_bytes for a name that is UTF-8" 0 "$got"
 rm -rf "$odd"
 
 check "--max-errors=2: the first two errors of three" \
@@ -484,37 +451,37 @@ printf '\xc0' >"$tree/d/$(printf 'new\nline\377.txt')"
 ln -s sub "$tree/d/link"
 ln -s . "$tree/d/sub/loop"
 got=$("$cli" -rl0 "$tree/d" 2>&1 | tr '\0' '|'; echo "status ${PIPESTATUS[0]}")
-result "-r: every regular file below, in name order; symbolic links not followed" \
+expect "-r: every regular file below, in name order; symbolic links not followed" \
 	"$tree/d/$(printf 'new\nline\377.txt')|$tree/d/skip/e.txt|$tree/d/sub/b.txt|$tree/d/sub/c.dat|status 1" "$got"
 got=$("$cli" -rl --binary-files=without-match --exclude-dir=skip --exclude='new*' "$tree/d" 2>&1; echo "status $?")
-result "-r with --exclude-dir, --exclude and --binary-files=without-match" \
+expect "-r with --exclude-dir, --exclude and --binary-files=without-match" \
 	"$tree/d/sub/b.txt
 status 1" "$got"
 got=$("$cli" -rli --include='*.txt' "$tree/d" 2>&1; echo "status $?")
-result "-r -l -i --include: the valid .txt files" \
+expect "-r -l -i --include: the valid .txt files" \
 	"$tree/d/a.txt
 status 1" "$got"
 abs_cli=$(realpath "$cli")
 got=$(cd "$tree/d/sub" && "$abs_cli" -r --binary-files=without-match 2>&1; echo "status $?")
-result "-r without FILE: the current directory" \
+expect "-r without FILE: the current directory" \
 	"b.txt: invalid bytes=4 chars=4 offset=4 len=1 error=bad-byte line=1 column=5
 status 1" "$got"
 got=$("$cli" -Rl --include='b.txt' "$tree/d" 2>&1; echo "status $?")
-result "-R: symbolic links followed, a loop reported and skipped, status 2" \
+expect "-R: symbolic links followed, a loop reported and skipped, status 2" \
 	"$tree/d/link/b.txt
 utf8val: $tree/d/link/loop: a directory loop (skipped)
 $tree/d/sub/b.txt
 utf8val: $tree/d/sub/loop: a directory loop (skipped)
 status 2" "$got"
 got=$("$cli" "$tree/d" 2>&1; echo "status $?")
-result "a directory without -r is an error" "utf8val: $tree/d: Is a directory
+expect "a directory without -r is an error" "utf8val: $tree/d: Is a directory
 status 2" "$got"
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
 	chmod -R a+rX "$tree"
 	chmod 000 "$tree/d/skip"
 	got=$(setpriv --reuid=65534 --regid=65534 --clear-groups \
 		"$cli" -rl --exclude='new*' "$tree/d" 2>&1; echo "status $?")
-	result "-r: a folder it cannot read is reported and skipped, status 2" \
+	expect "-r: a folder it cannot read is reported and skipped, status 2" \
 		"utf8val: $tree/d/skip: Permission denied
 $tree/d/sub/b.txt
 $tree/d/sub/c.dat
@@ -524,7 +491,7 @@ mkdir "$tree/big"
 (cd "$tree/big" && for i in $(seq 0 99); do mkdir "$i"; (cd "$i" && touch $(seq -f 'f%g' 0 99)); done)
 printf '\xff' >"$tree/big/57/f42"
 got=$("$cli" -rl "$tree/big"; echo "status $?")
-result "-r over 10000 files finds the one that is not UTF-8" "$tree/big/57/f42
+expect "-r over 10000 files finds the one that is not UTF-8" "$tree/big/57/f42
 status 1" "$got"
 # -l and -q check the files of a walk on every CPU: the answers and the
 # messages come in the walk's order all the same, as on one CPU.
@@ -542,11 +509,11 @@ for i in $(seq 0 39); do
 done
 many=$("$cli" -Rl "$tree/par" 2>&1; echo "status $?")
 one=$(taskset -c 0 "$cli" -Rl "$tree/par" 2>&1; echo "status $?")
-result "-R -l on every CPU: 286 names and 80 messages in the order one CPU gives" \
+expect "-R -l on every CPU: 286 names and 80 messages in the order one CPU gives" \
 	"286 80 $one" "$(grep -c "^$tree" <<<"$many") $(grep -c '^utf8val: ' <<<"$many") $many"
 many=$("$cli" -Rli "$tree/par" 2>&1 | md5sum; "$cli" -Rq "$tree/par" 2>&1 | md5sum; echo "status ${PIPESTATUS[0]}")
 one=$(taskset -c 0 "$cli" -Rli "$tree/par" 2>&1 | md5sum; taskset -c 0 "$cli" -Rq "$tree/par" 2>&1 | md5sum; echo "status ${PIPESTATUS[0]}")
-result "-R -l -i and -R -q on every CPU: as on one" "$one" "$many"
+expect "-R -l -i and -R -q on every CPU: as on one" "$one" "$many"
 # A file swapped for a link to a secret between the walk's look and its
 # open (a preloaded openat() does the swap): the link is not followed.
 cat >"$tree/swap.c" <<'C'
@@ -592,10 +559,10 @@ printf 'hunter2 \377' >"$tree/secret"
 printf 'harmless' >"$tree/race/victim"
 if gcc -Wall -Werror -shared -fPIC -o "$tree/swap.so" "$tree/swap.c" -ldl; then
 	got=$(SECRET=$tree/secret LD_PRELOAD=$tree/swap.so "$cli" -r --context "$tree/race" 2>&1; echo "status $?")
-	result "-r: a file swapped for a symbolic link after the walk saw it is skipped, not followed" \
+	expect "-r: a file swapped for a symbolic link after the walk saw it is skipped, not followed" \
 		"status 0" "$got"
 else
-	result "-r: the swap test's helper builds (gcc)" "built" "not built"
+	expect "-r: the swap test's helper builds (gcc)" "built" "not built"
 fi
 # A message first (a dangling link), then a big file that keeps a worker
 # busy while the ring fills, then 400 invalid files: every job checked
@@ -609,7 +576,7 @@ for i in 1 2 3 4 5; do
 	many=$("$cli" -R -l "$tree/ring" 2>&1; echo "status $?")
 	[ "$many" = "$one" ] || break
 done
-result "-R -l: a message, a big file, 400 more: as on one CPU, five times" \
+expect "-R -l: a message, a big file, 400 more: as on one CPU, five times" \
 	"$(echo "$one" | wc -l) $one" "$(echo "$many" | wc -l) $many"
 rm -rf "$tree/ring"
 # Few descriptors: the pool gives back what its jobs hold, and a tree
@@ -618,7 +585,7 @@ mkdir "$tree/wide"
 for i in $(seq -w 0 59); do mkdir "$tree/wide/d$i"; printf '\377' >"$tree/wide/d$i/f"; done
 one=$(ulimit -n 30; taskset -c 0 "$cli" -r -l "$tree/wide" 2>&1; echo "status $?")
 many=$(ulimit -n 30; "$cli" -r -l "$tree/wide" 2>&1; echo "status $?")
-result "-r -l with 30 descriptors over 60 folders: every file, as on one CPU" \
+expect "-r -l with 30 descriptors over 60 folders: every file, as on one CPU" \
 	"61 $one" "$(echo "$many" | wc -l) $many"
 python3 - "$tree/deep40" <<'PY'
 import os, sys
@@ -629,7 +596,7 @@ for i in range(40):
     fd = os.open("d", os.O_RDONLY, dir_fd=fd)
 PY
 got=$(ulimit -n 30; "$cli" -r -l "$tree/deep40" 2>&1 | sed 's/^.*: //' | sort -u; echo "status ${PIPESTATUS[0]}")
-result "-r deeper than the descriptors: the real reason, status 2" "Too many open files
+expect "-r deeper than the descriptors: the real reason, status 2" "Too many open files
 status 2" "$got"
 rm -rf "$tree/wide" "$tree/deep40"
 # A FIFO named with --binary-files: sniffed and checked through one open.
@@ -637,7 +604,7 @@ mkfifo "$tree/fifo"
 python3 -c 'import sys; sys.stdout.buffer.write(b"a" * 50000 + b"\xff" + b"b" * 50000)' >"$tree/fifo" &
 got=$("$cli" -r --binary-files=without-match "$tree/fifo" 2>&1; echo "status $?")
 wait
-result "--binary-files on a FIFO: nothing lost to the sniffing" \
+expect "--binary-files on a FIFO: nothing lost to the sniffing" \
 	"$tree/fifo: invalid bytes=50000 chars=50000 offset=50000 len=1 error=bad-byte line=1 column=50001
 status 1" "$got"
 # Deeper than PATH_MAX: the walk goes by directory, not by full path.
@@ -653,22 +620,22 @@ with open(os.open("bad", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd), "wb") as f
     f.write(b"\xff")
 PY
 got=$("$cli" -rl "$tree/deep" | tr '/' '\n' | tail -1; echo "status ${PIPESTATUS[0]}")
-result "-r deeper than PATH_MAX: the file at the bottom is checked" "bad
+expect "-r deeper than PATH_MAX: the file at the bottom is checked" "bad
 status 1" "$got"
 # --include and --exclude apply to named files too, as in grep.
 printf '\377' >"$tree/x.txt"
 got=$("$cli" --exclude='*.txt' "$tree/x.txt"; echo "status $?")
-result "--exclude leaves out a named file too" "status 0" "$got"
+expect "--exclude leaves out a named file too" "status 0" "$got"
 # A --files-from list that standard output appends to is refused.
 printf '%s\n' "$tree/x.txt" >"$tree/list"
 got=$(timeout 5 "$cli" -l -i --files-from="$tree/list" 2>&1 >>"$tree/list"; echo "status $? lines $(wc -l <"$tree/list")")
-result "--files-from: a list that is standard output is refused" \
+expect "--files-from: a list that is standard output is refused" \
 	"utf8val: $tree/list: input file is output file
 status 2 lines 1" "$got"
 # --names: the name of "dir/" is dir's.
 mkdir -p "$tree/$(printf 'd\377')/ok"
 got=$("$cli" --names "$tree/$(printf 'd\377')/ok/"; echo "status $?")
-result "--names: a trailing slash names the directory before it" "status 0" "$got"
+expect "--names: a trailing slash names the directory before it" "status 0" "$got"
 rm -rf "$tree"
 check "--binary-files with another value is a usage error" "utf8val: --binary-files takes without-match or text, not 'binary'
 Try 'utf8val --help' for more information." 2 '' --binary-files=binary
@@ -680,20 +647,20 @@ printf '\xff' >"$named/t/ok"
 touch "$named/t/$(printf 'dir\377')/$(printf 'caf\303')" "$named/t/$(printf 'x\300\257y')"
 ln -s nowhere "$named/t/$(printf 'ln\355\240\200')"
 got=$("$cli" --names -r "$named/t" 2>&1; echo "status $?")
-result "--names -r: every name below, directories and dangling links too, not the contents" \
+expect "--names -r: every name below, directories and dangling links too, not the contents" \
 	"$named/t/dir\\xff: invalid name offset=3 len=1 error=bad-byte
 $named/t/dir\\xff/caf\\xc3: incomplete name offset=3 len=1
 $named/t/ln\\xed\\xa0\\x80: invalid name offset=2 len=1 error=surrogate
 $named/t/x\\xc0\\xafy: invalid name offset=1 len=1 error=overlong
 status 1" "$got"
 got=$("$cli" --names --surrogates -r "$named/t" 2>&1 | grep -c surrogate)
-result "--names takes the flags: --surrogates lets the surrogate name pass" 0 "$got"
+expect "--names takes the flags: --surrogates lets the surrogate name pass" 0 "$got"
 got=$("$cli" --names "$named/t/ok" 2>&1; echo "status $?")
-result "--names on a valid name with invalid contents: nothing, status 0" "status 0" "$got"
+expect "--names on a valid name with invalid contents: nothing, status 0" "status 0" "$got"
 got=$("$cli" --names -rl0 "$named/t" | tr '\0' '|' | tr -c '|' 'x' | tr -d 'x'; echo "status ${PIPESTATUS[0]}")
-result "--names -l -0: four names listed" "||||status 1" "$got"
+expect "--names -l -0: four names listed" "||||status 1" "$got"
 got=$("$cli" --names "$named/none" - 2>&1; echo "status $?")
-result "--names: a missing file and standard input are errors" \
+expect "--names: a missing file and standard input are errors" \
 	"utf8val: $named/none: No such file or directory
 utf8val: -: standard input has no name
 status 2" "$got"
@@ -703,7 +670,7 @@ for line in sys.stdin:
     o = json.loads(line)
     name = bytes.fromhex(o["file_bytes"]).rsplit(b"/", 1)[1]
     print(o["type"], name, o["verdict"], o["offset"], o["len"], o["error"])'; echo "status ${PIPESTATUS[0]}")
-result "--names --json: a line per bad name, its bytes exact" \
+expect "--names --json: a line per bad name, its bytes exact" \
 	"name b'dir\\xff' invalid 3 1 bad-byte
 name b'caf\\xc3' incomplete 3 1 incomplete
 name b'ln\\xed\\xa0\\x80' invalid 2 1 surrogate
@@ -774,9 +741,9 @@ with open(sys.argv[1] + "/want", "w") as want:
 PY
 sed -i 's/?/\\xff/g' "$edge/want"
 got=$("$cli" -a --context "$edge/f" | grep '^  ')
-result "--context across read() boundaries, from a file" "$(cat "$edge/want")" "$got"
+expect "--context across read() boundaries, from a file" "$(cat "$edge/want")" "$got"
 got=$(cat "$edge/f" | "$cli" -a --context | grep '^  ')
-result "--context across read() boundaries, from a pipe" "$(cat "$edge/want")" "$got"
+expect "--context across read() boundaries, from a pipe" "$(cat "$edge/want")" "$got"
 rm -rf "$edge"
 
 # --format=gnu counts columns as GCC does: tabs to the next multiple of 8,
@@ -787,7 +754,7 @@ check "gnu: GCC's columns, a tab, a wide and a combining character" \
 wide=$(mktemp)
 python3 -c 'import sys; sys.stdout.buffer.write(("\u4e2d" * 200000 + "\t").encode() + b"x\xff")' >"$wide"
 got=$("$cli" --format=gnu "$wide"; cat "$wide" | "$cli" --format=gnu)
-result "gnu: wide characters across read() boundaries, from a file and a pipe" \
+expect "gnu: wide characters across read() boundaries, from a file and a pipe" \
 	"$wide:1:400010: error: bad-byte (1 byte) at byte 600002
 <stdin>:1:400010: error: bad-byte (1 byte) at byte 600002" "$got"
 rm -f "$wide"
@@ -798,7 +765,7 @@ check "--color=always: the name, the verdict and the bad bytes" \
 "$esc[01;31minvalid$esc[m bytes=1 chars=1 offset=1 len=1 error=bad-byte line=1 column=2
   context: \"a\" $esc[01;31m\\xff$esc[m \"\"" 1 'a\xff' --color=always --context
 sed_color=$(printf 'x\377' | NO_COLOR=1 "$cli" --color=always --format=gnu | cat -v)
-result "--color=always wins over NO_COLOR (gnu)" \
+expect "--color=always wins over NO_COLOR (gnu)" \
 	"^[[35m<stdin>^[[m:1:2: ^[[01;31merror:^[[m bad-byte (1 byte) at byte 1" "$sed_color"
 check "--color (auto) is plain into a pipe" "valid bytes=1 chars=1" 0 'a' --color
 check "--color=sometimes is a usage error" "utf8val: --color takes auto, always or never, not 'sometimes'
@@ -821,12 +788,12 @@ while True:
 os.waitpid(pid, 0)
 sys.stdout.write(repr(out))' "$cli"
 }
-result "--color=auto on a terminal" \
+expect "--color=auto on a terminal" \
 	"b'\\x1b[35m/dev/null\\x1b[m: \\x1b[32mvalid\\x1b[m bytes=0 chars=0\\r\\n'" \
 	"$(tty_run TERM=xterm)"
-result "--color=auto on a terminal, NO_COLOR set" \
+expect "--color=auto on a terminal, NO_COLOR set" \
 	"b'/dev/null: valid bytes=0 chars=0\\r\\n'" "$(tty_run TERM=xterm NO_COLOR=1)"
-result "--color=auto on a dumb terminal" \
+expect "--color=auto on a dumb terminal" \
 	"b'/dev/null: valid bytes=0 chars=0\\r\\n'" "$(tty_run TERM=dumb)"
 
 # JSON lines: every line an object, one per error and one per file.
@@ -835,7 +802,6 @@ got=$(python3 -c 'import sys; sys.stdout.buffer.write(b"ab\xff\n" * 5000)' |
 import json, sys
 kinds = [json.loads(l)["type"] for l in sys.stdin]
 print(kinds.count("error"), kinds.count("file"), kinds[-1])')
-result "--json --all: 5000 error lines, then the file's" "5000 1 file" "$got"
+expect "--json --all: 5000 error lines, then the file's" "5000 1 file" "$got"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_done

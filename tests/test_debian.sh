@@ -64,21 +64,21 @@ contents() {	# contents PACKAGE: the files in its .deb, docs aside
 	dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { sub(/^\./, "", $6); print $6 }' |
 		grep -v '^/usr/share/doc/' | sort
 }
-expect() {	# expect PACKAGE FILES
+expect_files() {	# expect_files PACKAGE FILES
 	local got
 	got=$(contents "$1")
 	result "$([ "$got" = "$2" ]; echo $?)" "$1 holds exactly what it should" \
 		"$(diff <(echo "$2") <(echo "$got"))"
 }
-expect libutf8val1 "/usr/lib/$triplet/libutf8val.so.1
+expect_files libutf8val1 "/usr/lib/$triplet/libutf8val.so.1
 /usr/lib/$triplet/libutf8val.so.1.1.0"
-expect libutf8val-dev "/usr/include/linux/utf8val.h
+expect_files libutf8val-dev "/usr/include/linux/utf8val.h
 /usr/include/utf8val.h
 /usr/lib/$triplet/libutf8val.a
 /usr/lib/$triplet/libutf8val.so
 /usr/lib/$triplet/pkgconfig/utf8val.pc
 /usr/share/man/man3/utf8val.3.gz"
-expect utf8val "/usr/bin/utf8val
+expect_files utf8val "/usr/bin/utf8val
 /usr/share/bash-completion/completions/utf8val
 /usr/share/man/man1/utf8val.1.gz"
 needed=$(dpkg-deb --fsys-tarfile "$work"/utf8val_"$version"_"$arch".deb |
@@ -95,14 +95,14 @@ doc=$(dpkg-deb -c "$work"/utf8val-doc_"$version"_all.deb | awk '{ print $6 }' | 
 # (dh_installdocs puts a -doc package's files in the source's folder)
 result "$([ "$doc" = ./usr/share/doc/utf8val/utf8val.rst.gz ]; echo $?)" \
 	"utf8val-doc holds utf8val.rst, where the manuals say" "$doc"
-expect utf8names "/etc/utf8names.conf
+expect_files utf8names "/etc/utf8names.conf
 /lib/systemd/system/utf8names.service
 /usr/sbin/utf8names
 /usr/share/lintian/overrides/utf8names
 /usr/share/man/man8/utf8names.8.gz"
 dkms_files=$(cd "$top" && printf '%s\n' $(scripts/module/module-files) \
 	samples/utf8val_client.c dkms.conf | sed "s|^|/usr/src/utf8val-$version/|")
-expect utf8val-dkms "$(printf '%s\n' "$dkms_files" /usr/share/man/man4/utf8val.4.gz | sort)"
+expect_files utf8val-dkms "$(printf '%s\n' "$dkms_files" /usr/share/man/man4/utf8val.4.gz | sort)"
 
 # The user-space packages on this machine, then gone again.
 purge

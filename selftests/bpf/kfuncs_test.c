@@ -169,9 +169,9 @@ static void differential(struct kfuncs_bpf *skel, unsigned int iterations)
 			wrong++;
 		}
 	}
-	tap_ok(!wrong && i == iterations,
-	       "%u calls from a syscall program (%u of 4 KiB to 64 KiB, %u errors) answer as the reference does, under every flag",
-	       i, longs, errors);
+	tap_result(!wrong && i == iterations,
+		   "%u calls from a syscall program (%u of 4 KiB to 64 KiB, %u errors) answer as the reference does, under every flag",
+		   i, longs, errors);
 }
 
 /* A buffer that may be NULL: refused by the verifier, or at run time. */
@@ -182,7 +182,7 @@ static void maybe_null(void)
 	int err;
 
 	if (!skel) {
-		tap_ok(false, "a buffer that may be NULL: open the object");
+		tap_result(false, "a buffer that may be NULL: open the object");
 		return;
 	}
 	bpf_object__for_each_program(prog, skel->obj)
@@ -191,17 +191,17 @@ static void maybe_null(void)
 	libbpf_log[0] = '\0';
 	err = kfuncs_bpf__load(skel);
 	if (err) {
-		tap_ok(strstr(libbpf_log, "-- END PROG LOAD LOG --"),
-		       "the verifier refuses a buffer that may be NULL");
+		tap_result(strstr(libbpf_log, "-- END PROG LOAD LOG --"),
+			   "the verifier refuses a buffer that may be NULL");
 	} else {
 		LIBBPF_OPTS(bpf_test_run_opts, opts);
 
 		skel->bss->call.check = -1;
 		skel->bss->call.ret = 0;
 		err = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.maybe_null), &opts);
-		tap_ok(!err && skel->bss->call.check == 0 && skel->bss->call.ret == -EINVAL,
-		       "a NULL buffer the verifier lets through is refused at run time (check %d, validate %d)",
-		       skel->bss->call.check, skel->bss->call.ret);
+		tap_result(!err && skel->bss->call.check == 0 && skel->bss->call.ret == -EINVAL,
+			   "a NULL buffer the verifier lets through is refused at run time (check %d, validate %d)",
+			   skel->bss->call.check, skel->bss->call.ret);
 	}
 	kfuncs_bpf__destroy(skel);
 }
@@ -241,8 +241,8 @@ int main(int argc, char **argv)
 			bpf_program__set_autoload(prog, prog == skel->progs.run);
 	}
 	err = skel ? kfuncs_bpf__load(skel) : -errno;
-	tap_ok(!err, "a syscall program that calls both kfuncs loads (%s)",
-	       err ? strerror(-err) : "loaded");
+	tap_result(!err, "a syscall program that calls both kfuncs loads (%s)",
+		   err ? strerror(-err) : "loaded");
 	if (err)
 		show_log();
 	else
@@ -251,7 +251,7 @@ int main(int argc, char **argv)
 
 	for (i = 0; i < ARRAY_SIZE(allowed); i++) {
 		err = load_only(allowed[i].prog);
-		tap_ok(!err, "%s may call them", allowed[i].what);
+		tap_result(!err, "%s may call them", allowed[i].what);
 		if (err)
 			show_log();
 	}
@@ -259,10 +259,10 @@ int main(int argc, char **argv)
 	/* refused by the verifier, not by libbpf before it */
 	for (i = 0; i < ARRAY_SIZE(refused); i++) {
 		err = load_only(refused[i].prog);
-		tap_ok(err && strstr(libbpf_log, "-- END PROG LOAD LOG --"),
-		       "the verifier refuses %s", refused[i].what);
+		tap_result(err && strstr(libbpf_log, "-- END PROG LOAD LOG --"),
+			   "the verifier refuses %s", refused[i].what);
 		if (!err || !strstr(libbpf_log, "-- END PROG LOAD LOG --"))
 			show_log();
 	}
-	return tap_plan();
+	return tap_finish();
 }
