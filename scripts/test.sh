@@ -168,7 +168,7 @@ for series in 6.1 6.12; do
 		scripts/guest/run "$series" dkms
 done
 start after $prepared suite "guest: Debian 6.12 without the BPF LSM" \
-	env GUEST_ONLY=70 scripts/guest/run 6.12 nolsm
+	env GUEST_ONLY=utf8names scripts/guest/run 6.12 nolsm
 # The detector kernels' guests, alone on the machine: the suites, then
 # one failing run per injected bug, to prove each detector is live.
 alone suite "guest: debug kernel with every detector" scripts/guest/run debug test
