@@ -17,7 +17,8 @@
 
 /*
  * Check the 64-byte blocks of @s from @from up to @to, strict RFC 3629.
- * @from is 0 or at least 64; the 64 bytes before it are the context. All
+ * @from is 0 or at least 64, and less than @to; the 64 bytes before it
+ * are the context. All
  * of s[0..to) may be read (a tail overlapping the last block looks back
  * up to 96 bytes from @to).
  * Returns the end of the blocks found clean: @to less (to - from) % 64,

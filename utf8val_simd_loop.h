@@ -5,8 +5,9 @@
  * types and helpers. The loop is written once; what a vector register
  * holds, and how it is checked, is the includer's.
  *
- * The includer defines, as macros, two types (as lib/crc's templates do:
- * they may be sizeless vector types, which no struct may hold):
+ * The includer defines two types, as macros (the kernel's templates take
+ * their types that way; a sizeless vector type cannot be wrapped in a
+ * struct):
  *
  *   vec_block        one 64-byte block (a struct of registers, or a
  *                    register group)
@@ -25,8 +26,8 @@
  *   vec_block vec_load(const u8 *s, size_t i)     the block at @s + @i
  *   bool vec_ascii(vec_block b)                   whether all below 0x80
  *   size_t vec_ascii_run(const u8 *s, size_t i, size_t to)
- *                    where the whole ASCII blocks from @i end (the last
- *                    may stop short of them: the loop goes on from there)
+ *                    @i + 64 k, where k whole blocks from @i are ASCII
+ *                    (it may stop short of the last: the loop goes on)
  *   void vec_carry_before(const vec_consts *k, struct vec_carry *c,
  *                         const u8 *s, size_t i)
  *                    the carry of the bytes before @i (none if fewer than
@@ -38,7 +39,7 @@
  *   bool vec_check(const vec_consts *k, struct vec_carry *c, vec_block b,
  *                  const u8 *s, size_t i)
  *                    whether block @b, at @s + @i, keeps the rules after
- *                    what *@c carries; carries it
+ *                    what *@c carries; updates *@c to carry @b
  *   u64 vec_char_starts(vec_block b, unsigned int skip)
  *                    the characters that start in @b from its byte @skip
  *
@@ -47,6 +48,8 @@
  */
 #ifndef UTF8VAL_SIMD_LOOP_H
 #define UTF8VAL_SIMD_LOOP_H
+
+#include "utf8val_simd.h"
 
 static __always_inline size_t vec_block_loop(const u8 *s, size_t from,
 					     size_t to, bool end, u64 *chars)

@@ -156,7 +156,8 @@ static __always_inline void vec_carry_before(const vec_consts *k,
 					     struct vec_carry *c,
 					     const u8 *s, size_t i)
 {
-	c->prev = i >= 16 ? vld1q_u8(s + i - 16) : vdupq_n_u8(0);
+	c->prev = i >= VEC_LOOK_BACK ? vld1q_u8(s + i - VEC_LOOK_BACK) :
+				       vdupq_n_u8(0);
 	c->open = ends_open(k, c->prev);
 }
 

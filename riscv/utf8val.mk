@@ -3,8 +3,8 @@
 # riscv's vector path, RVV 1.0, read by Kbuild and by the Makefile alike
 # (see x86/utf8val.mk for the names): 64-bit kernels with
 # CONFIG_RISCV_ISA_V, and riscv64 user space, where the compiler has the
-# RVV intrinsics (GCC 14, clang 17 and later); otherwise the generic
-# header. The kernel's object is integer vector code only (Zve64x, added
+# RVV intrinsics the path uses (GCC 14 and later: the probes decide);
+# otherwise the generic header. The kernel's object is integer vector code only (Zve64x, added
 # to the kernel's own ISA string, with its ABI without floating point):
 # it never touches the floating-point registers that kernel_vector_begin()
 # does not save.
@@ -20,7 +20,7 @@ utf8val_rvv_probe := $(shell $(CC) $(utf8val_probe_flags) -march=$(utf8val_rvv_m
 	-fsyntax-only $(utf8val_dir)riscv/probe_kernel_vector.c >/dev/null 2>&1 && echo y)
 ifneq ($(utf8val_rvv_probe),y)
 $(warning utf8val: building without the RVV path: riscv/probe_kernel_vector.c does not \
-	compile (kernel-mode vector is 6.8's; the intrinsics GCC 14's or clang 17's))
+	compile (kernel-mode vector is 6.8's; the intrinsics GCC 14's))
 endif
 else
 utf8val_rvv_probe := y	# (cleaning: every object the build may make)

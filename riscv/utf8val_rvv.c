@@ -92,7 +92,7 @@ struct vec_carry {
 };
 
 /* The checks read the three bytes before a block from memory. */
-#define VEC_LOOK_BACK	16
+#define VEC_LOOK_BACK	3
 
 /* Whether no bit of @mask is set. */
 static __always_inline bool none(vbool2_t mask)

@@ -524,14 +524,14 @@ int main(int argc, char **argv)
 	edge_page = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (edge_page == MAP_FAILED || munmap(edge_page + page, page)) {
-		printf("not ok - devfuzz: map a page before a hole\n");
-		return 1;
+		tap_result(false, "devfuzz: map a page before a hole");
+		return tap_finish();
 	}
 	for (int i = 0; i < SLOTS; i++)
 		slots[i].fd = -1;
 	if (access(DEV, R_OK | W_OK)) {
-		printf("not ok - devfuzz: %s: %s\n", DEV, strerror(errno));
-		return 1;
+		tap_result(false, "devfuzz: %s: %s", DEV, strerror(errno));
+		return tap_finish();
 	}
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -547,8 +547,8 @@ int main(int argc, char **argv)
 
 	for (int i = 0; i < NR_OPS; i++)
 		printf("# %-16s %lu\n", op_names[i], op_counts[i]);
-	printf("%s - devfuzz: %lu operations in %.0f s (seed %#llx), %lu wrong answers\n",
-	       mismatches ? "not ok" : "ok", ops, elapsed,
-	       (unsigned long long)seed, mismatches);
-	return mismatches != 0;
+	tap_result(!mismatches,
+		   "devfuzz: %lu operations in %.0f s (seed %#llx), %lu wrong answers",
+		   ops, elapsed, (unsigned long long)seed, mismatches);
+	return tap_finish();
 }

@@ -39,20 +39,23 @@ tap_done() {
 
 # run NAME COMMAND...: runs a TAP-printing program, prefixes its results
 # with NAME, drops its plan, prints its time, and turns a non-zero exit
-# into a failure.
+# into a failure. The program's status comes back on fd 4 (the command
+# substitution's pipe) while its TAP goes to fd 3 (this stdout); the
+# program has neither, and the caller's fds 3 and 4 are as they were.
 run() {
 	tap_name=$1
 	tap_t0=$(date +%s)
 	shift
 	echo "# ---- $tap_name"
-	exec 3>&1
-	tap_rc=$({ { "$@"; echo $? >&4; } |
-		sed -e "s@^\(not ok\|ok\) [0-9]* - @\1 - $tap_name: @" \
-		    -e '/^1\.\.[0-9]*$/d' >&3; } 4>&1)
-	exec 3>&-
+	{
+		tap_rc=$({ { if "$@" 3>&- 4>&-; then tap_st=0; else tap_st=$?; fi
+			     echo "$tap_st" >&4; } |
+			   sed -e "s@^\(not ok\|ok\) [0-9]* - @\1 - $tap_name: @" \
+			       -e '/^1\.\.[0-9]*$/d' >&3; } 4>&1)
+	} 3>&1
 	echo "# $tap_name: $(($(date +%s) - tap_t0)) s"
-	if [ "$tap_rc" -ne 0 ]; then
-		echo "not ok - $tap_name: exited with status $tap_rc"
+	if [ "${tap_rc:-1}" -ne 0 ]; then
+		echo "not ok - $tap_name: exited with status ${tap_rc:-unknown}"
 		status=1
 	fi
 }

@@ -137,7 +137,8 @@ static __always_inline void vec_carry_before(const vec_consts *k,
 					     struct vec_carry *c,
 					     const u8 *s, size_t i)
 {
-	c->prev = i >= 32 ? load32(s + i - 32) : _mm256_setzero_si256();
+	c->prev = i >= VEC_LOOK_BACK ? load32(s + i - VEC_LOOK_BACK) :
+				       _mm256_setzero_si256();
 	c->open = ends_open(k, c->prev);
 }
 
