@@ -585,31 +585,40 @@ static struct miscdevice utf8val_misc = {
  * utf8val.simd=: the validation path, "auto" (the best the CPU has) or one
  * by name for testing. Reading it gives the path in use; a path the CPU
  * lacks falls back to the scalar one.
+ *
+ * The load's value is chosen in init, not when it is parsed: built into
+ * the kernel, the module's parameters are parsed before the kernel knows
+ * the CPU's vector features (and which registers it saves), and a choice
+ * made then would be scalar. Both run under kernel_param_lock().
  */
-static bool simd_param_given;
+static int simd_wanted = -1;	/* the load's path; -1: auto */
 static bool utf8val_loaded;	/* init has run: a write, not the load */
 
 static int simd_param_set(const char *val, const struct kernel_param *kp)
 {
 	int path;
 
-	for (path = -1; path < NR_UTF8VAL_PATHS; path++) {
+	for (path = -1; val && path < NR_UTF8VAL_PATHS; path++) {
 		if (sysfs_streq(val, path < 0 ? "auto" :
 				utf8val_path_name(path))) {
-			utf8val_simd_select(path);
-			simd_param_given = true;
+			if (utf8val_loaded)
+				utf8val_simd_select(path);
+			else
+				simd_wanted = path;
 			return 0;
 		}
 	}
 	/*
 	 * A write names a path of this build or is refused. At load, a
 	 * modprobe.d line or command line shared with another architecture
-	 * must not keep the module from loading: "auto", and a warning.
+	 * (or a bare "simd") must not keep the module from loading: "auto",
+	 * and a warning.
 	 */
 	if (utf8val_loaded)
 		return -EINVAL;
 	pr_warn("simd=%s: no such path here (simd_paths lists them); auto\n",
-		val);
+		val ? val : "");
+	simd_wanted = -1;
 	return 0;
 }
 
@@ -620,6 +629,7 @@ static int simd_param_get(char *buf, const struct kernel_param *kp)
 }
 
 static const struct kernel_param_ops simd_param_ops = {
+	.flags = KERNEL_PARAM_OPS_FL_NOARG,	/* "simd" alone: set() says */
 	.set = simd_param_set,
 	.get = simd_param_get,
 };
@@ -636,12 +646,14 @@ static int __init utf8val_init(void)
 	BUILD_BUG_ON(sizeof(struct utf8val_ioc_flags) != 8);
 	BUILD_BUG_ON(sizeof(struct utf8val_ioc_validate) != 48);
 
-	utf8val_loaded = true;	/* the load's parameters are set */
 	for_each_possible_cpu(cpu)
 		u64_stats_init(&per_cpu_ptr(&utf8val_stats, cpu)->syncp);
 	verdict_attrs_init();
-	if (!simd_param_given)
-		utf8val_simd_select(-1);
+	/* the load's parameters are set: from here on a write is a write */
+	kernel_param_lock(THIS_MODULE);
+	utf8val_loaded = true;
+	utf8val_simd_select(simd_wanted);
+	kernel_param_unlock(THIS_MODULE);
 	pr_debug("validation path: %s\n", utf8val_path_name(utf8val_simd_path()));
 	/* first: the kernel cannot take kfuncs back, only drop the module's */
 	err = utf8val_bpf_init();
