@@ -346,13 +346,23 @@ $(BUILD)/bench/peers.o: bench/peers.cc bench/peers.h $(TARGET_STAMP)
 $(BUILD)/bench/peers_simdjson.o: bench/peers_simdjson.cc bench/peers.h $(TARGET_STAMP)
 	@mkdir -p $(@D)
 	$(CXX) -O2 -g -std=c++17 -Wall -Wextra $(SIMDJSON_CFLAGS) -c $< -o $@
-PEERS		:= $(BUILD)/bench/peers.o $(BUILD)/bench/peers_simdjson.o
+# simdutf: unstable's build (bookworm has none), unpacked into the cache
+# once by scripts/fetch-sysroot; scripts/emu-icount passes another CPU's.
+SIMDUTF_ROOT	:= .cache/sysroot-sid-$(shell dpkg --print-architecture)
+SIMDUTF_LIBDIR	:= $(SIMDUTF_ROOT)/usr/lib/$(shell $(CC) -print-multiarch)
+SIMDUTF_CFLAGS	?= -I$(SIMDUTF_ROOT)/usr/include
+SIMDUTF_LIBS	?= -L$(SIMDUTF_LIBDIR) -Wl,-rpath,$(abspath $(SIMDUTF_LIBDIR)) -lsimdutf
+SIMDUTF_FETCH	:= $(if $(filter command line,$(origin SIMDUTF_CFLAGS)),,$(SIMDUTF_ROOT)/.pkg-libsimdutf35)
+$(SIMDUTF_ROOT)/.pkg-libsimdutf35:
+	scripts/fetch-sysroot sid/$(shell dpkg --print-architecture) libsimdutf-dev libsimdutf35 >/dev/null
+PEERS		:= $(BUILD)/bench/peers.o $(BUILD)/bench/peers_simdjson.o \
+		   $(BUILD)/bench/peers_simdutf.o
 # The inputs and the read ceiling, shared by the tables.
 BENCH_COMMON	:= bench/datasets.c bench/read_ceiling.c
 BENCH_COMMON_HDR := bench/datasets.h bench/read_ceiling.h bench/peers.h utf8val.h
 $(BUILD)/bench/bench: bench/bench.c $(BENCH_COMMON) $(BENCH_COMMON_HDR) $(PEERS) $(BENCH_OBJS)
 	$(CC) -O2 -g $(WARN) -I. $(ARCH_INC) -o $@ $< $(BENCH_COMMON) $(PEERS) \
-		$(BENCH_OBJS) -lsimdjson \
+		$(BENCH_OBJS) -lsimdjson $(SIMDUTF_LIBS) \
 		$(shell pkg-config --libs $(BENCH_PKGS)) -lstdc++
 
 $(BUILD)/bench/fpu_cost: bench/fpu_cost.c $(BENCH_OBJS)
@@ -366,8 +376,7 @@ $(BUILD)/bench/icount: bench/icount.c bench/datasets.c $(BENCH_COMMON_HDR) $(BEN
 # EMU_PEER=simdutf, beside simdutf instead: SIMDUTF_CFLAGS, SIMDUTF_LIBS).
 EMU_PEER	?= simdjson
 SIMDJSON_LIBS	?= -lsimdjson
-SIMDUTF_LIBS	?= -lsimdutf
-$(BUILD)/bench/peers_simdutf.o: bench/peers_simdutf.cc bench/peers.h $(TARGET_STAMP)
+$(BUILD)/bench/peers_simdutf.o: bench/peers_simdutf.cc bench/peers.h $(TARGET_STAMP) | $(SIMDUTF_FETCH)
 	@mkdir -p $(@D)
 	$(CXX) -O2 -g -std=c++17 -Wall -Wextra $(SIMDUTF_CFLAGS) -c $< -o $@
 EMU_PEER_DEFS	:= $(if $(filter simdutf,$(EMU_PEER)),-DEMU_PEER_SIMDUTF)
@@ -387,7 +396,7 @@ $(BUILD)/kbench/word_loop.o: bench/word_loop.c bench/word_loop.h utf8val_types.h
 $(BUILD)/bench/kernel_rows: bench/kernel_rows.c bench/word_loop.h $(BENCH_COMMON) $(BENCH_COMMON_HDR) $(PEERS) $(BUILD)/kbench/utf8val_core.o $(VEC:%=$(BUILD)/kbench/utf8val_%.o) $(BUILD)/kbench/word_loop.o
 	@mkdir -p $(@D)
 	$(CC) -O2 -g $(WARN) -I. $(ARCH_INC) -o $@ $< $(BENCH_COMMON) $(filter %.o,$^) \
-		-lsimdjson $(shell pkg-config --libs $(BENCH_PKGS)) -lstdc++
+		-lsimdjson $(SIMDUTF_LIBS) $(shell pkg-config --libs $(BENCH_PKGS)) -lstdc++
 
 # The library in process on a file: the yardstick of the command.
 $(BUILD)/bench/file_speed: bench/file_speed.c utf8val.h $(BUILD)/libutf8val.a
