@@ -367,8 +367,9 @@ $(BUILD)/bench/bench: bench/bench.c $(BENCH_COMMON) $(BENCH_COMMON_HDR) $(PEERS)
 
 $(BUILD)/bench/fpu_cost: bench/fpu_cost.c $(BENCH_OBJS)
 	$(CC) -O2 -g $(WARN) -I. $(ARCH_INC) -o $@ $< $(BENCH_OBJS)
-$(BUILD)/bench/icount: bench/icount.c bench/datasets.c $(BENCH_COMMON_HDR) $(BENCH_OBJS)
-	$(CC) -O2 -g $(WARN) -I. $(ARCH_INC) -o $@ $< bench/datasets.c $(BENCH_OBJS)
+$(BUILD)/bench/icount: bench/icount.c bench/datasets.c $(BENCH_COMMON_HDR) $(BENCH_OBJS) $(BUILD)/bench/peers_simdutf.o
+	$(CC) -O2 -g $(WARN) -I. $(ARCH_INC) -o $@ $< bench/datasets.c $(BENCH_OBJS) \
+		$(BUILD)/bench/peers_simdutf.o $(SIMDUTF_LIBS) -lstdc++
 
 # Instructions per byte on an emulated CPU (scripts/emu-icount builds it
 # with CROSS_COMPILE=aarch64-linux-gnu- and another architecture's

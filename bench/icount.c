@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * Instructions per byte of utf8val_check() on every path, counted on the
- * CPU itself: a child process runs one call while its parent single-steps
+ * Instructions per byte of utf8val_check() on every path, and of simdutf's
+ * vector kernels beside them (su_), counted on the CPU itself: a child process runs one call while its parent single-steps
  * it with ptrace(PTRACE_SINGLESTEP), one trap per instruction retired.
  * Valgrind cannot run AVX-512, so this is how that path is counted; the
  * AVX2 and scalar rows check the method against callgrind's table.
@@ -21,14 +21,23 @@
 #include "utf8val.h"
 #include "utf8val_simd.h"
 #include "bench/datasets.h"
+#include "bench/peers.h"
+
+static int check_fn(const unsigned char *s, size_t len)
+{
+	return utf8val_check(s, len);
+}
 
 /* the first 256 KiB of each dataset, as callgrind's cells: each step
  * costs a few microseconds
  */
 #define TEXT_LEN	(256u << 10)
 
-/* Instructions the child executes from its first stop to its second. */
-static long long steps(int path, const u8 *text, size_t len)
+/*
+ * Instructions the child executes from its first stop to its second: @fn
+ * on @text, on our @path if @fn is ours.
+ */
+static long long steps(validator_fn fn, int path, const u8 *text, size_t len)
 {
 	long long n = 0;
 	pid_t pid;
@@ -44,7 +53,7 @@ static long long steps(int path, const u8 *text, size_t len)
 		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
 		utf8val_simd_select(path);
 		raise(SIGSTOP);
-		ok = utf8val_check(text, len);
+		ok = fn(text, len);
 		raise(SIGSTOP);
 		_exit(ok ? 0 : 1);
 	}
@@ -70,7 +79,7 @@ int main(void)
 	struct dataset data[MAX_DATASETS];
 	size_t ndata = datasets_load(data, "../shared");
 
-	printf("%-15s %-8s %12s %12s %14s\n", "text", "path", "steps(all)",
+	printf("%-15s %-11s %12s %12s %14s\n", "text", "path", "steps(all)",
 	       "steps(half)", "instr/byte");
 	for (size_t d = 0; d < ndata; d++) {
 		static const char *const counted =
@@ -89,19 +98,36 @@ int main(void)
 			len--;
 		while ((text[half] & 0xc0) == 0x80)
 			half++;
-		for (int p = 0; p < NR_UTF8VAL_PATHS; p++) {
+		for (int p = 0; ; p++) {
+			validator_fn fn = check_fn;
+			const char *name;
+			char su[32];
 			long long all, first;
+			int path;
 
-			if ((int)utf8val_simd_select(p) != p)
-				continue;
-			all = steps(p, text, len);
-			first = steps(p, text, half);
+			/* our paths, then simdutf's kernels but its fallback */
+			if (p < NR_UTF8VAL_PATHS) {
+				if ((int)utf8val_simd_select(p) != p)
+					continue;
+				name = utf8val_path_name(p);
+			} else {
+				name = peer_simdutf(p - NR_UTF8VAL_PATHS, &fn);
+				if (!name)
+					break;
+				if (!fn || !strcmp(name, "fallback"))
+					continue;
+				snprintf(su, sizeof(su), "su_%s", name);
+				name = su;
+			}
+			path = p < NR_UTF8VAL_PATHS ? p : -1;
+			all = steps(fn, path, text, len);
+			first = steps(fn, path, text, half);
 			if (all < 0 || first < 0) {
 				printf("# ptrace single-stepping is not allowed here\n");
 				return 0;
 			}
-			printf("%-15s %-8s %12lld %12lld %14.3f\n", data[d].name,
-			       utf8val_path_name(p), all, first,
+			printf("%-15s %-11s %12lld %12lld %14.3f\n", data[d].name,
+			       name, all, first,
 			       (double)(all - first) / (len - half));
 		}
 	}
