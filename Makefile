@@ -372,19 +372,32 @@ $(BUILD)/bench/icount: bench/icount.c bench/datasets.c $(BENCH_COMMON_HDR) $(BEN
 		$(BUILD)/bench/peers_simdutf.o $(SIMDUTF_LIBS) -lstdc++
 
 # Instructions per byte on an emulated CPU (scripts/emu-icount builds it
-# with CROSS_COMPILE=aarch64-linux-gnu- and another architecture's
-# simdjson: SIMDJSON_CFLAGS, SIMDJSON_LIBS; with riscv64-linux-gnu- and
-# EMU_PEER=simdutf, beside simdutf instead: SIMDUTF_CFLAGS, SIMDUTF_LIBS).
+# with CROSS_COMPILE= another architecture's triplet and that
+# architecture's peers): EMU_PEER lists them, each with its flags,
+# simdjson (SIMDJSON_CFLAGS, SIMDJSON_LIBS) and simdutf (SIMDUTF_CFLAGS,
+# SIMDUTF_LIBS); arm64 has both, riscv64 simdutf alone.
 EMU_PEER	?= simdjson
+$(if $(filter-out simdjson simdutf,$(EMU_PEER)),\
+	$(error EMU_PEER: simdjson, simdutf or both, not "$(EMU_PEER)"))
 SIMDJSON_LIBS	?= -lsimdjson
 $(BUILD)/bench/peers_simdutf.o: bench/peers_simdutf.cc bench/peers.h $(TARGET_STAMP) | $(SIMDUTF_FETCH)
 	@mkdir -p $(@D)
 	$(CXX) -O2 -g -std=c++17 -Wall -Wextra $(SIMDUTF_CFLAGS) -c $< -o $@
-EMU_PEER_DEFS	:= $(if $(filter simdutf,$(EMU_PEER)),-DEMU_PEER_SIMDUTF)
-EMU_PEER_LIBS	:= $(if $(filter simdutf,$(EMU_PEER)),$(SIMDUTF_LIBS),$(SIMDJSON_LIBS))
-$(BUILD)/bench/emu_icount: bench/emu_icount.c bench/peers.h $(BUILD)/bench/peers_$(EMU_PEER).o $(BENCH_OBJS)
-	$(CC) -O2 -g $(WARN) -I. $(ARCH_INC) $(EMU_PEER_DEFS) -o $@ $< $(filter %.o,$^) \
-		$(EMU_PEER_LIBS) -lstdc++
+EMU_DEFS_simdjson := -DEMU_PEER_SIMDJSON
+EMU_DEFS_simdutf := -DEMU_PEER_SIMDUTF
+EMU_LIBS_simdjson = $(SIMDJSON_LIBS)
+EMU_LIBS_simdutf = $(SIMDUTF_LIBS)
+# (the list, kept in a file that changes with it: another list relinks)
+EMU_PEER_STAMP	:= $(BUILD)/bench/.emu-peer
+$(EMU_PEER_STAMP): FORCE
+	@mkdir -p $(@D)
+	@echo '$(EMU_PEER)' | cmp -s - $@ || echo '$(EMU_PEER)' >$@
+FORCE:
+$(BUILD)/bench/emu_icount: bench/emu_icount.c bench/peers.h $(EMU_PEER_STAMP) \
+			   $(EMU_PEER:%=$(BUILD)/bench/peers_%.o) $(BENCH_OBJS)
+	$(CC) -O2 -g $(WARN) -I. $(ARCH_INC) \
+		$(foreach p,$(EMU_PEER),$(EMU_DEFS_$(p))) -o $@ $< \
+		$(filter %.o,$^) $(foreach p,$(EMU_PEER),$(EMU_LIBS_$(p))) -lstdc++
 
 # What kernel callers get: kernel flags and the module's vector threshold.
 $(BUILD)/kbench/utf8val_core.o: $(CORE_SRC) $(CORE_HDR) $(TARGET_STAMP)

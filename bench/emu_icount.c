@@ -8,9 +8,10 @@
  * between the markers. Timing an emulator says nothing; its instruction
  * counts are the CPU's own.
  *
- * The peers: simdjson's kernels (arm64); built with EMU_PEER_SIMDUTF,
- * each of simdutf's that the CPU runs instead (riscv64: Debian has no
- * simdjson with a vector kernel there).
+ * The peers, each family in the build's list (the Makefile's EMU_PEER):
+ * with EMU_PEER_SIMDJSON, simdjson's NEON kernel and its fallback (arm64);
+ * with EMU_PEER_SIMDUTF, each of simdutf's kernels that the CPU runs
+ * (arm64; riscv64, where Debian has no simdjson with a vector kernel).
  *
  * Prints one line per measured call, in the order of the marks:
  *   cell TEXT VALIDATOR BYTES
@@ -61,11 +62,23 @@ static void add_run(const char *name, validator_fn fn, int path)
 		runs[nruns++] = (struct run){ name, fn, path };
 }
 
+#ifdef EMU_PEER_SIMDJSON
+static void add_simdjson(void)
+{
+	add_run("sj_fallback", peer_simdjson("fallback"), -2);
+	add_run("sj_arm64", peer_simdjson("arm64"), -2);
+}
+#else
+static void add_simdjson(void)
+{
+}
+#endif
+
 #ifdef EMU_PEER_SIMDUTF
 /* Each of simdutf's kernels this CPU runs, as su_NAME; the build's list
  * is printed whole, so that a kernel the build lacks is seen to be lacking.
  */
-static void add_peers(void)
+static void add_simdutf(void)
 {
 	static char names[4][32];
 	validator_fn fn;
@@ -83,10 +96,8 @@ static void add_peers(void)
 	printf("\n");
 }
 #else
-static void add_peers(void)
+static void add_simdutf(void)
 {
-	add_run("sj_fallback", peer_simdjson("fallback"), -2);
-	add_run("sj_arm64", peer_simdjson("arm64"), -2);
 }
 #endif
 
@@ -162,12 +173,9 @@ int main(int argc, char **argv)
 	vector = utf8val_path_name(utf8val_simd_path());
 	printf("# vector path: %s\n", vector);
 	add_run("scalar", run_utf8val, UTF8VAL_PATH_SCALAR);
-#ifdef EMU_PEER_SIMDUTF
-	add_run(vector, run_utf8val, -1);	/* (riscv64's table: "rvv") */
-#else
-	add_run("vector", run_utf8val, -1);
-#endif
-	add_peers();
+	add_run(vector, run_utf8val, -1);	/* "neon", "rvv" */
+	add_simdjson();
+	add_simdutf();
 	for (size_t t = 0; t < sizeof(texts) / sizeof(texts[0]); t++) {
 		size_t len = texts[t].file ? load(text, shared, texts[t].file) :
 					     make_random(text, texts[t].mixed);
