@@ -532,21 +532,36 @@ static __always_inline bool short_ascii(const u8 *s, size_t len)
 static __always_inline size_t fast_prefix(const u64 *tbl, const u8 *s,
 					  size_t len, size_t chunk, u64 *chars)
 {
+	/* (constant false where the target has no vector path) */
+	const bool vector = NR_UTF8VAL_PATHS > 1 && tbl == dfa_strict &&
+			    chunk >= UTF8VAL_SIMD_MIN_LEN;
+	enum utf8val_path path = vector ? utf8val_read_once(simd_path) :
+					  UTF8VAL_PATH_SCALAR;
+	const struct utf8val_simd_impl *impl = &simd_impls[path];
 	u64 simd_chars = 0, dfa_chars = 0;
 	size_t n = 0;
 
-	/* 8 to 64 bytes of ASCII, the commonest short input: a few words */
-	if (len - 8 <= 56 && short_ascii(s, len)) {
-		if (chars)
-			*chars = len;
-		return len;
+	if (len - 8 <= 56) {
+		/*
+		 * 8 to 64 bytes of ASCII, the commonest short input: words
+		 * (unless the first and the last already show it is not:
+		 * then no branch on the length, which mispredicts where
+		 * short strings vary)
+		 */
+		if (!((load64(s) | load64(s + len - 8)) & HIGH_BITS) &&
+		    short_ascii(s, len)) {
+			if (chars)
+				*chars = len;
+			return len;
+		}
+		/* not ASCII, on a path that checks them whole at once */
+		if (len <= impl->whole_max && utf8val_simd_usable()) {
+			n = simd_prefix(impl->blocks, s, len,
+					chars ? &simd_chars : NULL);
+			goto rest;
+		}
 	}
-	/* (constant false where the target has no vector path) */
-	if (NR_UTF8VAL_PATHS > 1 && tbl == dfa_strict &&
-	    chunk >= UTF8VAL_SIMD_MIN_LEN) {
-		enum utf8val_path path = utf8val_read_once(simd_path);
-		const struct utf8val_simd_impl *impl = &simd_impls[path];
-
+	if (vector) {
 		/* Short input: its ASCII words cost less than vector set-up. */
 		if (path != UTF8VAL_PATH_SCALAR && len < impl->ascii_first) {
 			n = ascii_prefix(s, len);
@@ -557,6 +572,7 @@ static __always_inline size_t fast_prefix(const u64 *tbl, const u8 *s,
 			n += simd_prefix(impl->blocks, s + n, len - n,
 					 chars ? &simd_chars : NULL);
 	}
+rest:
 	if (n < len)	/* only an error or a short input is left */
 		n += dfa_prefix(tbl, s + n, len - n, chars ? &dfa_chars : NULL);
 	if (chars)

@@ -65,6 +65,9 @@ struct utf8val_simd_impl {
 	utf8val_blocks_fn blocks;
 	size_t min_len;			/* below it, the DFA alone is faster */
 	size_t ascii_first;		/* below it, ASCII words go first */
+	size_t whole_max;		/* up to it, one call checks it all,
+					 * ASCII too: no words first
+					 */
 };
 
 /*

@@ -28,12 +28,14 @@ size_t utf8val_avx512_blocks(const u8 *s, size_t from, size_t to, bool end,
 
 /*
  * The name, the blocks function, the length below which the DFA alone is
- * faster, and below which ASCII words go first (AVX-512 skips ASCII 256
- * bytes a step from the start: no words first).
+ * faster, below which ASCII words go first (AVX-512 skips ASCII 256 bytes
+ * a step from the start: no words first), and up to which one call
+ * checks it all (AVX-512: a masked load or two, whatever the bytes).
  */
 #define UTF8VAL_ARCH_IMPLS						\
 	[UTF8VAL_PATH_AVX2] = { "avx2", utf8val_avx2_blocks, 96, 256 },	\
-	[UTF8VAL_PATH_AVX512] = { "avx512", utf8val_avx512_blocks, 16, 0 },
+	[UTF8VAL_PATH_AVX512] = { "avx512", utf8val_avx512_blocks, 16, 0,	\
+				  64 },
 
 /*
  * Intel family 6 models where 512-bit registers lower the core's clock

@@ -238,7 +238,7 @@ static __always_inline size_t blocks(const u8 *s, size_t from, size_t to,
 		}
 		goto out;
 	}
-	if (to - i >= 64) {
+	if (to - i >= 128) {
 		/* the rest as one group: the zeros after it close the input */
 		g = load_group(s + i, to - i);
 		if (group_ok(&t, &g, &prev, &count, chars))
@@ -246,14 +246,35 @@ static __always_inline size_t blocks(const u8 *s, size_t from, size_t to,
 		goto out;
 	}
 	if (i < to) {
-		/* less than a block: no branch on ASCII, the check is cheaper */
-		__mmask64 m = first_bytes(to - i);
-		__m512i in = _mm512_maskz_loadu_epi8(m, s + i);
+		/*
+		 * Less than two blocks, each checked (no branch on ASCII,
+		 * the check is cheaper), one test for both: a short input
+		 * pays for the blocks it has, not for four.
+		 */
+		size_t at = i, n = to - i;
+		__m512i in, err = _mm512_setzero_si512();
+		u64 whole = 0;
+		__mmask64 m;
 
-		if (any(errors64(&t, in, prev)))
+		if (n > 64) {
+			in = _mm512_loadu_si512(s + at);
+			err = errors64(&t, in, prev);
+			if (chars)
+				whole = __builtin_popcountll(starts(in));
+			prev = in;
+			at += 64;
+			n -= 64;
+		}
+		m = first_bytes(n);
+		in = _mm512_maskz_loadu_epi8(m, s + at);
+		err = _mm512_or_si512(err, errors64(&t, in, prev));
+		if (n == 64)	/* a whole last block may not end open */
+			err = _mm512_or_si512(err, _mm512_subs_epu8(in,
+								    t.tail_max));
+		if (any(err))
 			goto out;
 		if (chars)
-			count += __builtin_popcountll(starts(in) & m);
+			count += whole + __builtin_popcountll(starts(in) & m);
 		i = to;
 		goto out;
 	}
