@@ -26,17 +26,14 @@ struct avx2_block {
 
 struct avx2_consts {
 	__m256i prev_high, prev_low, this_high, nibble;
-	__m256i third_min, fourth_min;
+	__m256i third_min, fourth_min, tail_max;
 };
 
 #define vec_consts	struct avx2_consts
 
-/*
- * The last 32 bytes checked; whether they end inside a character is
- * worked out only where it matters (vec_open()), not after every block.
- */
+/* The last 32 bytes checked, and nonzero if they end inside a character. */
 struct vec_carry {
-	__m256i prev;
+	__m256i prev, open;
 };
 
 #define VEC_LOOK_BACK	32
@@ -51,13 +48,12 @@ static inline __m256i load32(const u8 *p)
 	return _mm256_loadu_si256((const __m256i *)p);
 }
 
-/* Above these, the last three bytes start a character they do not end. */
-static const char tail_max[32] = {
-	[0 ... 28] = (char)0xff, (char)0xef, (char)0xdf, (char)0xbf,
-};
-
 static __always_inline vec_consts vec_consts_make(void)
 {
+	static const char tail_max[32] = {
+		[0 ... 28] = (char)0xff, (char)0xef, (char)0xdf, (char)0xbf,
+	};
+
 	return (vec_consts){
 		.prev_high = broadcast16(prev_high),
 		.prev_low = broadcast16(prev_low),
@@ -65,6 +61,7 @@ static __always_inline vec_consts vec_consts_make(void)
 		.nibble = _mm256_set1_epi8(0x0f),
 		.third_min = _mm256_set1_epi8((char)(THIRD_MIN - 0x80)),
 		.fourth_min = _mm256_set1_epi8((char)(FOURTH_MIN - 0x80)),
+		.tail_max = load32((const u8 *)tail_max),
 	};
 }
 
@@ -99,6 +96,12 @@ static inline __m256i check32(const vec_consts *t, __m256i in,
 						 _mm256_set1_epi8((char)0x80)));
 }
 
+/* Nonzero if @v ends inside a character: a lead in its last 3 bytes. */
+static inline __m256i ends_open(const vec_consts *k, __m256i v)
+{
+	return _mm256_subs_epu8(v, k->tail_max);
+}
+
 static __always_inline vec_block vec_zero(void)
 {
 	return (vec_block){ _mm256_setzero_si256(), _mm256_setzero_si256() };
@@ -130,12 +133,13 @@ static __always_inline size_t vec_ascii_run(const u8 *s, size_t i, size_t to)
 	return i;
 }
 
-static __always_inline void vec_carry_before(const vec_consts *k __always_unused,
+static __always_inline void vec_carry_before(const vec_consts *k,
 					     struct vec_carry *c,
 					     const u8 *s, size_t i)
 {
 	c->prev = i >= VEC_LOOK_BACK ? load32(s + i - VEC_LOOK_BACK) :
 				       _mm256_setzero_si256();
+	c->open = ends_open(k, c->prev);
 }
 
 static __always_inline void vec_carry_ascii(struct vec_carry *c,
@@ -144,13 +148,9 @@ static __always_inline void vec_carry_ascii(struct vec_carry *c,
 	c->prev = load32(s + i - 32);
 }
 
-/* A lead in the last 3 bytes: a character open */
 static __always_inline bool vec_open(const struct vec_carry *c)
 {
-	__m256i open = _mm256_subs_epu8(c->prev,
-					load32((const u8 *)tail_max));
-
-	return !_mm256_testz_si256(open, open);
+	return !_mm256_testz_si256(c->open, c->open);
 }
 
 /* The bytes at @s + @i are in @b already */
@@ -163,6 +163,7 @@ static __always_inline bool vec_check(const vec_consts *k,
 				      check32(k, b.b, b.a));
 
 	c->prev = b.b;
+	c->open = ends_open(k, b.b);
 	return _mm256_testz_si256(err, err);
 }
 
