@@ -226,14 +226,48 @@ static __always_inline size_t dfa_lane(const u64 *tbl, const u8 *s, size_t lo,
 	return end;
 }
 
-/* The first lead byte at or after @i, looking at most 3 bytes ahead. */
-static size_t lane_start(const u8 *s, size_t i)
+/*
+ * The start of the character that holds @s[@t], looking at most 3 bytes
+ * back: where a lane begins. In valid text it is a lead byte; if it is a
+ * continuation byte, four of them run there and the text is not valid.
+ */
+static __always_inline size_t lane_bound(const u8 *s, size_t t)
 {
 	unsigned int n;
 
-	for (n = 0; n < 3 && is_cont(s[i]); n++)
-		i++;
-	return i;
+	for (n = 0; n < 3 && is_cont(s[t]); n++)
+		t--;
+	return t;
+}
+
+/*
+ * Whether a lane that ran without an error to @at, in @state, is whole
+ * where the next one starts, @end, when no lane failed and the two are a
+ * word apart at most: the bytes between them taken a step each, or the
+ * lane past @end (see dfa_lanes()) with its characters there taken back
+ * from *@count. The next lane did not fail on its first byte, so that is
+ * no continuation byte. False if not whole, or if they are further apart:
+ * then dfa_lanes() looks again, the general way.
+ */
+static __always_inline bool lane_seam(const u64 *tbl, const u8 *s, size_t at,
+				      size_t end, u64 state, u64 *count)
+{
+	if (at > end) {
+		if (at - end > 8)
+			return false;
+		for (; end < at; end++)
+			*count -= !is_cont(s[end]);
+		return true;
+	}
+	if (end - at > 8)
+		return false;
+	for (; at < end; at++) {
+		const u8 b = s[at];
+
+		state = tbl[b] >> (state & STATE_MASK);
+		*count += !is_cont(b);
+	}
+	return (state & STATE_MASK) == S_ACC;
 }
 
 /*
@@ -243,25 +277,37 @@ static size_t lane_start(const u8 *s, size_t i)
  * advance in lockstep so that their dependency chains overlap; when one
  * fails, the lanes before it finish alone, because the first error may
  * still lie in one of them.
+ *
+ * Every lane takes the same number of blocks, enough for the four to
+ * cover the buffer, and their starts are spread so that between the end
+ * of one and the start of the next at most 5 bytes are left (3 after the
+ * last), which a step each finishes. A stream's chunk is often a few
+ * bytes short of 4 KiB; lanes cut short to whole blocks left each a tail
+ * of up to a block to finish a byte at a time, which cost the chunk more
+ * than its lockstep's last rounds. Instead a lane may run into the next
+ * one (by up to a third of a round). It then passes that one's first
+ * byte: if that is not a continuation byte, the DFA was at a boundary
+ * just before it (any other byte fails inside a character), so the lane
+ * is whole there, and the characters it counted beyond are taken back.
  */
 static __always_inline size_t dfa_lanes(const u64 *tbl, const u8 *s,
 					size_t len, u64 *chars)
 {
-	size_t bound[DFA_LANES + 1], span, off, k, checked = 0, done = len;
+	const size_t round = DFA_LANES * DFA_BLOCK;
+	const size_t span = (len + round - 1) / round * DFA_BLOCK;
+	const size_t step = (len - span) / (DFA_LANES - 1);
+	size_t bound[DFA_LANES + 1], off, k, checked = 0, done = len;
 	u64 count = 0, *cnt = chars ? &count : NULL;
 	u64 st[DFA_LANES], s0, s1, s2, s3;
 	const u8 *p0, *p1, *p2, *p3;
 	bool failed = false;
 
+	/* starts a third of the rest apart, at most 3 bytes back to a lead */
 	bound[0] = 0;
-	for (k = 1; k < DFA_LANES; k++)
-		bound[k] = lane_start(s, k * (len / DFA_LANES));
+	bound[1] = lane_bound(s, step);
+	bound[2] = lane_bound(s, 2 * step);
+	bound[3] = lane_bound(s, len - span);
 	bound[DFA_LANES] = len;
-	span = len;
-	for (k = 0; k < DFA_LANES; k++)
-		if (bound[k + 1] - bound[k] < span)
-			span = bound[k + 1] - bound[k];
-	span -= span % DFA_BLOCK;
 
 	/* Named lanes, so that the compiler keeps them in registers. */
 	p0 = s + bound[0];
@@ -272,20 +318,41 @@ static __always_inline size_t dfa_lanes(const u64 *tbl, const u8 *s,
 	s1 = S_ACC;
 	s2 = S_ACC;
 	s3 = S_ACC;
+	/*
+	 * Rounds in runs between error checks, each run its own loop: one
+	 * loop that tested for a check every round mispredicted its end,
+	 * which cost a 4 KiB chunk as much as its last rounds.
+	 */
 	for (off = 0; off < span; ) {
-		s0 = dfa_block(tbl, p0 + off, s0, cnt);
-		s1 = dfa_block(tbl, p1 + off, s1, cnt);
-		s2 = dfa_block(tbl, p2 + off, s2, cnt);
-		s3 = dfa_block(tbl, p3 + off, s3, cnt);
-		off += DFA_BLOCK;
-		if (off % (DFA_CHECK_ROUNDS * DFA_BLOCK) && off < span)
-			continue;
+		const size_t stop = span - off > DFA_CHECK_ROUNDS * DFA_BLOCK ?
+				    off + DFA_CHECK_ROUNDS * DFA_BLOCK : span;
+
+		do {
+			s0 = dfa_block(tbl, p0 + off, s0, cnt);
+			s1 = dfa_block(tbl, p1 + off, s1, cnt);
+			s2 = dfa_block(tbl, p2 + off, s2, cnt);
+			s3 = dfa_block(tbl, p3 + off, s3, cnt);
+			off += DFA_BLOCK;
+		} while (off < stop);
 		if (!(s0 & STATE_MASK) || !(s1 & STATE_MASK) ||
 		    !(s2 & STATE_MASK) || !(s3 & STATE_MASK)) {
 			failed = true;
 			break;
 		}
 		checked = off;
+	}
+	/* The common case, all valid: the lanes' ends alone. */
+	if (!failed) {
+		u64 total = count;
+
+		if (lane_seam(tbl, s, bound[0] + span, bound[1], s0, &total) &&
+		    lane_seam(tbl, s, bound[1] + span, bound[2], s1, &total) &&
+		    lane_seam(tbl, s, bound[2] + span, bound[3], s2, &total) &&
+		    lane_seam(tbl, s, bound[3] + span, len, s3, &total)) {
+			if (chars)
+				*chars = total;
+			return len;
+		}
 	}
 	st[0] = s0;
 	st[1] = s1;
@@ -298,16 +365,28 @@ static __always_inline size_t dfa_lanes(const u64 *tbl, const u8 *s,
 	 * one, so finish them in order.
 	 */
 	for (k = 0; k < DFA_LANES; k++) {
+		const size_t at = bound[k] + off, end = bound[k + 1];
+
 		if (failed && !(st[k] & STATE_MASK)) {
 			done = uncount(s, rewind_to_boundary(s, bound[k],
 							     bound[k] + checked),
-				       bound[k] + off, cnt);
+				       at, cnt);
 			break;
 		}
-		done = dfa_lane(tbl, s, bound[k], bound[k] + off,
-				bound[k + 1], st[k], cnt);
-		if (done != bound[k + 1])
+		if (at <= end) {
+			done = dfa_lane(tbl, s, bound[k], at, end, st[k], cnt);
+			if (done != end)
+				break;
+			continue;
+		}
+		/* past the next lane's start: whole there, or an error near */
+		if (is_cont(s[end])) {
+			done = uncount(s, rewind_to_boundary(s, bound[k], at),
+				       at, cnt);
 			break;
+		}
+		if (cnt)
+			count -= utf8val_count(s + end, at - end);
 	}
 	/* Lanes after the one that stopped are not part of the prefix. */
 	while (chars && ++k < DFA_LANES)
@@ -321,7 +400,12 @@ static __always_inline size_t dfa_lanes(const u64 *tbl, const u8 *s,
 static noinline size_t dfa_lanes_counting(const u64 *tbl, const u8 *s,
 					  size_t len, u64 *chars)
 {
-	return dfa_lanes(tbl, s, len, chars);
+	u64 count;
+	/* a local that is known to exist: the count stays in a register */
+	size_t n = dfa_lanes(tbl, s, len, &count);
+
+	*chars = count;
+	return n;
 }
 
 static noinline size_t dfa_lanes_checking(const u64 *tbl, const u8 *s,
@@ -744,7 +828,26 @@ static size_t policy_prefix(const u8 *s, size_t len, u64 at,
 	return len;
 }
 
-static size_t open_tail(const u8 *s, size_t len);
+/*
+ * The bytes of a character that @s starts but does not finish, judged by
+ * its lead byte alone (0 if it ends at a boundary, or if what is there is
+ * not even a start): only a hint, the exact path decides.
+ */
+static __always_inline size_t open_tail(const u8 *s, size_t len)
+{
+	size_t i = len;
+
+	/* the commonest end, ASCII, at once */
+	if (!len || s[len - 1] < 0x80)
+		return 0;
+	while (i && len - i < UTF8VAL_MAX_SEQ - 1 && is_cont(s[i - 1]))
+		i--;
+	if (!i || s[i - 1] < 0xc0)
+		return 0;
+	i--;
+	/* a lead byte with k leading ones starts a k-byte sequence */
+	return len - i < (size_t)__builtin_clz(~((u32)s[i] << 24)) ? len - i : 0;
+}
 
 /*
  * Windows that double from 64 bytes to 64 KiB keep the cost of finding
@@ -960,54 +1063,143 @@ void utf8val_stream_init(struct utf8val_stream *st, unsigned int flags)
 UTF8VAL_EXPORT(utf8val_stream_init);
 
 /*
- * The bytes of a character that @s starts but does not finish, judged by
- * its lead byte alone (0 if it ends at a boundary, or if what is there is
- * not even a start): only a hint, the exact path decides.
+ * Finish the character that the previous chunk left open, when this one
+ * holds the rest of it, valid, and no policy flag refuses it: most chunks
+ * of text that is not ASCII start inside a character, and the DFA takes
+ * it a byte a step, where the exact path would first set itself up.
+ * Returns the bytes taken, or 0 having changed nothing: then the exact
+ * path decides, from the same state.
  */
-static size_t open_tail(const u8 *s, size_t len)
+static size_t stream_finish_char(struct utf8val_stream *st, const u64 *tbl,
+				 const u8 *s, size_t len)
 {
-	size_t i = len;
+	/* the DFA's state once the lead's own range for the second byte
+	 * is passed: @need more bytes, any of 80..BF
+	 */
+	static const u8 conts_left[] = { [1] = S_C1, [2] = S_C2, [3] = S_C3 };
+	const unsigned int need = st->need;
+	u32 cp = st->cp;
+	unsigned int i;
+	u64 state;
 
-	while (i && len - i < UTF8VAL_MAX_SEQ - 1 && is_cont(s[i - 1]))
-		i--;
-	if (!i || s[i - 1] < 0xc0)
+	if (len < need)
 		return 0;
-	i--;
-	/* a lead byte with k leading ones starts a k-byte sequence */
-	return len - i < (size_t)__builtin_clz(~((u32)s[i] << 24)) ? len - i : 0;
+	state = st->seen == 1 ? tbl[st->lead] >> S_ACC : conts_left[need];
+	for (i = 0; i < need; i++) {
+		const u8 b = s[i];
+
+		state = tbl[b] >> (state & STATE_MASK);
+		cp = cp << 6 | (b & 0x3f);
+	}
+	if ((state & STATE_MASK) != S_ACC)
+		return 0;
+	if ((st->flags & POLICY_FLAGS) &&
+	    policy_error(cp, st->pos - st->seen, st->flags))
+		return 0;
+	st->pos += need;
+	st->chars++;
+	st->cp = cp;
+	st->seen = 0;
+	st->need = 0;
+	return need;
 }
 
-/* Feed @len bytes into a stream that has no error yet. */
-static void stream_feed(struct utf8val_stream *st, const u8 *s, size_t len)
+/*
+ * Open the character that a chunk ends inside, its @n bytes at @s as
+ * open_tail() found them, when they are a valid start of one: the state
+ * the exact path would store, without its set-up. Returns false having
+ * changed nothing if they are not: then the exact path decides.
+ */
+static bool stream_open_char(struct utf8val_stream *st, const u64 *tbl,
+			     const u8 *s, size_t n)
 {
-	const u8 *start = s;
-	const u64 *tbl = dfa_table(st->flags);
-	u64 chars;
-	size_t n;
+	const u8 lead = s[0];
+	/* a lead byte with k leading ones starts a k-byte sequence */
+	const unsigned int len = __builtin_clz(~((u32)lead << 24));
+	u64 state = tbl[lead] >> S_ACC;
+	u32 cp = lead & (0x7f >> len);
+	size_t i;
 
-	if (!tbl) {
-		exact_scan(st, s, len);
-		return;
+	for (i = 1; i < n; i++) {
+		const u8 b = s[i];
+
+		state = tbl[b] >> (state & STATE_MASK);
+		cp = cp << 6 | (b & 0x3f);
 	}
+	state &= STATE_MASK;
+	if (state == S_ERR || state == S_ACC)
+		return false;
+	st->lead = lead;
+	st->seen = n;
+	st->need = len - n;
+	st->cp = cp;
+	st->pos += n;
+	return true;
+}
+
+/*
+ * Feed @len bytes into a stream that has no error yet, in a mode of the
+ * DFA's, @tbl; @strict if in strict RFC 3629 with no policy flag.
+ */
+static __always_inline void stream_feed_dfa(struct utf8val_stream *st,
+					    const u64 *tbl, const u8 *s,
+					    size_t len, bool strict)
+{
+	const size_t chunk = len;
+	size_t n, tail;
+	u64 chars;
+
 	if (st->seen) {
 		/* Finish the sequence a previous chunk left open. */
-		n = len < st->need ? len : st->need;
-		exact_scan(st, s, n);
-		if (st->error || st->seen)
-			return;
+		n = stream_finish_char(st, tbl, s, len);
+		if (!n) {
+			n = len < st->need ? len : st->need;
+			exact_scan(st, s, n);
+			if (st->error || st->seen)
+				return;
+		}
 		s += n;
 		len -= n;
 	}
 	/*
 	 * A chunk that ends inside a character is the common case: hand the
 	 * fast path only the complete ones, so that it does not stop there
-	 * and step back, and the exact path opens the last.
+	 * and step back, and open the last here.
 	 */
-	n = checked_prefix(tbl, s, len - open_tail(s, len), len + (s - start),
-			   st->pos, st->flags, &chars);
+	tail = open_tail(s, len);
+	/* (checked_prefix() with no policy flag: fast_prefix(), not inline) */
+	if (strict)
+		n = fast_prefix(dfa_strict, s, len - tail, chunk, &chars);
+	else
+		n = checked_prefix(tbl, s, len - tail, chunk, st->pos,
+				   st->flags, &chars);
 	st->chars += chars;
 	st->pos += n;
-	exact_scan(st, s + n, len - n);
+	if (n == len)
+		return;
+	if (n != len - tail || !stream_open_char(st, tbl, s + n, tail))
+		exact_scan(st, s + n, len - n);
+}
+
+/* Feed @len bytes into a stream that has no error yet. */
+static void stream_feed(struct utf8val_stream *st, const u8 *s, size_t len)
+{
+	const u64 *tbl;
+
+	/*
+	 * Strict RFC 3629, the device's default, has the fast path inline
+	 * and its table a constant: a few instructions less a chunk, which
+	 * a page-sized one of ASCII on a vector path still feels.
+	 */
+	if (!st->flags) {
+		stream_feed_dfa(st, dfa_strict, s, len, true);
+		return;
+	}
+	tbl = dfa_table(st->flags);
+	if (tbl)
+		stream_feed_dfa(st, tbl, s, len, false);
+	else
+		exact_scan(st, s, len);
 }
 
 /**

@@ -6,6 +6,8 @@
  * vector path, also when it starts inside a character that the previous
  * chunk left open. The linker wraps the vector entry points
  * (-Wl,--wrap=utf8val_neon_blocks ...) so that the test counts the calls.
+ * On every path, the scalar one too, the verdict must be the reference's,
+ * also with a byte made wrong where a chunk's lanes meet.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -75,13 +77,10 @@ static u8 *read_corpus(const char *name, size_t *len)
 	return t;
 }
 
-/*
- * Feed @t in chunks as the device does; every full chunk must call the
- * vector path at least once. The verdict must be the reference's.
- */
-static void one_text(const char *name, const u8 *t, size_t len)
+/* Feed @t in chunks as the device does: is the verdict the reference's? */
+static bool feed_chunks(const u8 *t, size_t len, unsigned long *chunks,
+			unsigned long *scalar_chunks)
 {
-	unsigned long scalar_chunks = 0, chunks = 0;
 	struct utf8val_result want, got;
 	struct utf8val_stream st;
 
@@ -92,17 +91,62 @@ static void one_text(const char *name, const u8 *t, size_t len)
 
 		utf8val_stream_feed(&st, t + at, n);
 		if (n == CHUNK) {
-			chunks++;
-			scalar_chunks += vector_calls == before;
+			++*chunks;
+			*scalar_chunks += vector_calls == before;
 		}
 	}
 	utf8val_stream_result(&st, &got);
 	ref_validate(t, len, 0, &want);
-	tap_result(!scalar_chunks && chunks &&
-		   !memcmp(&want, &got, sizeof(want)),
-		   "%s, %s: all %lu full chunks take the vector path (%lu do not)",
-		   utf8val_path_name(utf8val_simd_path()), name, chunks,
-		   scalar_chunks);
+	return !memcmp(&want, &got, sizeof(want));
+}
+
+/*
+ * @t with one byte made wrong, 8 times: half of them within 4 bytes of
+ * where a chunk's lanes meet (a quarter of a chunk in), where the scalar
+ * path finishes one lane and checks the next. How many verdicts differ.
+ */
+static unsigned long planted(struct rng *r, u8 *t, size_t len)
+{
+	static const u8 wrong[] = {
+		0x80, 0xbf, 0xc0, 0xe0, 0xed, 0xf0, 0xf4, 0xf5, 0xff, 'a',
+	};
+	unsigned long chunks = 0, scalar_chunks = 0, bad = 0;
+
+	for (int i = 0; i < 8 && len >= CHUNK; i++) {
+		size_t at = i % 2 ? rng_below(r, len) :
+			    rng_below(r, len / CHUNK) * CHUNK +
+			    (1 + rng_below(r, 3)) * (CHUNK / 4) +
+			    rng_below(r, 9) - 4;
+		u8 was = t[at];
+
+		t[at] = wrong[rng_below(r, sizeof(wrong))];
+		bad += !feed_chunks(t, len, &chunks, &scalar_chunks);
+		t[at] = was;
+	}
+	return bad;
+}
+
+/*
+ * Feed @t in chunks as the device does; on a vector path every full
+ * chunk must call it at least once. The verdict must be the reference's,
+ * and with a byte made wrong too.
+ */
+static void one_text(struct rng *r, const char *name, u8 *t, size_t len)
+{
+	const char *path = utf8val_path_name(utf8val_simd_path());
+	unsigned long scalar_chunks = 0, chunks = 0, bad;
+	bool same = feed_chunks(t, len, &chunks, &scalar_chunks);
+
+	if (utf8val_simd_path() == UTF8VAL_PATH_SCALAR)
+		tap_result(same, "%s, %s: the verdict of %lu full chunks",
+			   path, name, chunks);
+	else
+		tap_result(!scalar_chunks && chunks && same,
+			   "%s, %s: all %lu full chunks take the vector path (%lu do not)",
+			   path, name, chunks, scalar_chunks);
+	bad = planted(r, t, len);
+	tap_result(!bad, "%s, %s: a byte made wrong, 8 times: %lu verdicts differ",
+		   path, name, bad);
 }
 
 int main(void)
@@ -115,10 +159,10 @@ int main(void)
 	struct rng r = { 0x6368756e6b73 };
 	bool any = false;
 
-	for (int path = UTF8VAL_PATH_SCALAR + 1; path < NR_UTF8VAL_PATHS; path++) {
+	for (int path = UTF8VAL_PATH_SCALAR; path < NR_UTF8VAL_PATHS; path++) {
 		if (utf8val_simd_select(path) != (enum utf8val_path)path)
 			continue;
-		any = true;
+		any |= path != UTF8VAL_PATH_SCALAR;
 		for (size_t w = 0; w < sizeof(widths) / sizeof(widths[0]); w++) {
 			char name[64];
 			size_t len;
@@ -128,7 +172,7 @@ int main(void)
 				 widths[w] ? (const char *[]){ "", "1-byte",
 				 "2-byte", "3-byte", "4-byte" }[widths[w]] :
 				 "random 1..4-byte");
-			one_text(name, t, len);
+			one_text(&r, name, t, len);
 			free(t);
 		}
 		for (size_t c = 0; c < sizeof(corpora) / sizeof(corpora[0]); c++) {
@@ -140,11 +184,11 @@ int main(void)
 				       corpora[c]);
 				continue;
 			}
-			one_text(corpora[c], t, len);
+			one_text(&r, corpora[c], t, len);
 			free(t);
 		}
 	}
 	if (!any)
-		printf("# SKIP every test: this CPU has no vector path\n");
+		printf("# SKIP the vector paths' tests: this CPU has none\n");
 	return tap_finish();
 }

@@ -40,6 +40,21 @@ static const u8 steer[] = {
 	0xf5, 0xf8, 0xfc, 0xfe, 0xff, 0xbe, 0xb7, 0x8f, 0x90,
 };
 
+/*
+ * Where dfa_lanes() aims lane @k (1..3) of @len bytes; it starts up to 3
+ * bytes before, at a lead byte. The lanes take a whole number of 32-byte
+ * blocks each, together enough for @len, their starts a third of the
+ * rest apart. (Below 512 bytes there is one lane: any place will do.)
+ */
+static size_t lane_start(size_t len, unsigned int k)
+{
+	const size_t span = (len + 127) / 128 * 32;
+
+	if (len < 512)
+		return k * (len / 4);
+	return k < 3 ? k * ((len - span) / 3) : len - span;
+}
+
 static u8 *area, *area_end;	/* between two inaccessible pages */
 static u8 *cur;			/* the input the rewriter aims at */
 static size_t cur_len;		/* its length; 0 while there is none */
@@ -62,7 +77,8 @@ static void *rewriter(void *arg)
 			back = 1 + (x >> 8) % 8;
 			break;
 		case 1:		/* where dfa_lanes() may start a lane */
-			back = len - ((x >> 8) % 4) * (len / 4) - (x >> 16) % 4;
+			back = len - lane_start(len, 1 + (x >> 8) % 3) +
+			       (x >> 16) % 4;
 			break;
 		case 2:		/* the vector paths' overlapping tail loads */
 			back = 32 + (x >> 8) % 64;
