@@ -804,4 +804,320 @@ kinds = [json.loads(l)["type"] for l in sys.stdin]
 print(kinds.count("error"), kinds.count("file"), kinds[-1])')
 expect "--json --all: 5000 error lines, then the file's" "5000 1 file" "$got"
 
+# Regular files of a MiB and more are checked through mappings of the page
+# cache (big ones in two halves at once), and read() takes over at the
+# chunk of the first error: the reports must be those of the same bytes
+# through a pipe, which is never mapped, and Python's decoder must agree.
+# Errors at every offset around the boundaries (chunks of 256 KiB, the
+# windows' ends, the halves' meeting point, the end), in text whose
+# characters straddle them.
+maps=$(mktemp -d)
+cat >"$maps/sweep.py" <<'PY'
+import random, subprocess, sys
+cli, path = sys.argv[1], sys.argv[2]
+r = random.Random(5)
+pieces = ["a", "\n", "\u00e9", "\u20ac", "\U0001f600", "xyz", "\t"]
+text = "".join(r.choice(pieces) for _ in range(9 << 20)).encode()
+size = (20 << 20) + 12345	# halves: the second from 10 MiB on
+data = bytearray((text * 3)[:size])
+while data[-1] & 0xc0 == 0x80 or data[-1] >= 0xc0:	# end on a character
+    data.pop()
+open(path, "wb").write(data)
+
+def expected(d):
+    try:
+        d.decode()
+        return "valid bytes=%d chars=%d" % (len(d), len(d.decode()))
+    except UnicodeDecodeError as e:
+        good = d[:e.start].decode()
+        nl = good.rfind("\n")
+        return "offset=%d len=%d line=%d column=%d chars=%d" % (
+            e.start, e.end - e.start, good.count("\n") + 1,
+            len(good) - (nl + 1) + 1, len(good))
+
+def fields(line):	# kv's fields, as expected() names them
+    f = dict(w.split("=", 1) for w in line.split() if "=" in w)
+    if line.split()[0] == "valid":
+        return "valid bytes=%s chars=%s" % (f["bytes"], f["chars"])
+    return "offset=%s len=%s line=%s column=%s chars=%s" % (
+        f["offset"], f["len"], f["line"], f["column"], f["chars"])
+
+def run(args):
+    p = subprocess.run([cli] + args, capture_output=True)
+    return p.returncode, p.stdout.decode("utf-8", "replace")
+
+bad = []
+def case(name, d, args=()):
+    open(path, "wb").write(d)
+    rc, got = run(list(args) + [path])
+    p = subprocess.run(["bash", "-c", 'cat "$1" | "$2" "${@:3}"', "bash", path, cli] + list(args),
+                       capture_output=True)
+    piped, prc = p.stdout.decode("utf-8", "replace"), p.returncode
+    mine = got.replace(path + ": ", "").replace(path + ":", "<stdin>:")
+    mine = mine.replace('"file":"%s"' % path, '"file":"-"')
+    mine = mine.replace(path + "\n", "(standard input)\n")
+    if (rc, mine) != (prc, piped):
+        bad.append("%s: file (%d) %r, pipe (%d) %r" % (name, rc, mine[:300], prc, piped[:300]))
+    elif not args and fields(mine.splitlines()[0]) != expected(bytes(d)):
+        bad.append("%s: %r, Python: %r" % (name, mine, expected(bytes(d))))
+
+KiB, MiB = 1024, 1 << 20
+edges = [256 * KiB, 2 * MiB, 4 * MiB, 10 * MiB - 256 * KiB, 10 * MiB,
+         12 * MiB, 18 * MiB, 20 * MiB, len(data) - 8]
+errors = [b"\xff", b"\xc0\xaf", b"\xe2\x82A", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\x80"]
+for edge in edges:
+    for d in range(-5, 6):
+        at = edge + d
+        if at < 0 or at + 4 > len(data):
+            continue
+        bad_bytes = errors[(edge + d) % len(errors)]
+        case("error %r at %d" % (bad_bytes, at),
+             data[:at] + bad_bytes + data[at + len(bad_bytes):])
+# valid: each window boundary splits a character in some place
+for shift in range(4):
+    case("valid, shifted by %d" % shift, b"a" * shift + data[:len(data) - 8])
+# ends inside a character, and a file of whole windows
+case("incomplete at the end", data + b"\xf0\x9f\x98")
+case("exactly 16 MiB", data[:16 * MiB])
+# options through the mapped path and at its hand-off
+at = 10 * MiB + 3
+two = data[:at] + b"\xff" + data[at + 1:12 * MiB + 7] + b"\xc0" + data[12 * MiB + 8:]
+for args in (["-a"], ["-a", "--context"], ["--context=64"], ["--format=gnu"],
+             ["--json", "--all"], ["-q"], ["-l"], ["--max-errors=1"],
+             ["--reject-nul"], ["--surrogates", "-a"]):
+    case("options %s" % " ".join(args), two, args)
+# --context needs the bytes before the hand-off (an error just after),
+# and carries an error near a chunk's end to the next read (just before)
+for d in range(-70, 70, 7):
+    at = 2 * MiB + d
+    case("--context, an error %d bytes from a window's start" % d,
+         data[:at] + b"\xff" + data[at + 1:], ["--context=64"])
+# a BOM refused at offset 0 only; NUL and noncharacters at the boundaries
+case("--reject-bom, a BOM first", b"\xef\xbb\xbf" + data, ["--reject-bom"])
+case("--reject-bom, a BOM at 10 MiB", data[:10 * MiB] + b"\xef\xbb\xbf" + data[10 * MiB:], ["--reject-bom"])
+case("--reject-nul at 10 MiB - 1", data[:10 * MiB - 1] + b"\0" + data[10 * MiB:], ["--reject-nul"])
+case("--reject-nonchar across 10 MiB", data[:10 * MiB - 1] + b"\xef\xbf\xbe" + data[10 * MiB + 2:], ["--reject-nonchar"])
+case("--rfc2279, a 6-byte form across 10 MiB", data[:10 * MiB - 2] + b"\xfd\xbf\xbf\xbf\xbf\xbf" + data[10 * MiB + 4:], ["--rfc2279"])
+print("\n".join(bad))
+PY
+got=$(python3 "$maps/sweep.py" "$cli" "$maps/f" 2>&1)
+expect "mapped files: errors around every boundary, options, the hand-off to read(): as through a pipe, and as Python says" \
+	"" "$got"
+
+# Standard input a big regular file, read in part before: offsets count
+# from there, and the file offset is left where read() alone left it (the
+# end, or after the chunk of the first error).
+python3 -c 'import sys; sys.stdout.buffer.write((b"ab\xc3\xa9\n" * 1500000)[:7 << 20])' >"$maps/f"
+got=$( { dd bs=4095 count=1 of=/dev/null 2>/dev/null; "$cli"; cat | wc -c; } <"$maps/f")
+expect "standard input at offset 4095 of a mapped file: checked from there, the offset left at the end" \
+	"$(tail -c +4096 "$maps/f" | "$cli")
+0" "$got"
+printf '\377' | dd of="$maps/f" bs=1 seek=$((5 << 20)) conv=notrunc 2>/dev/null
+got=$( { dd bs=5 count=1 of=/dev/null 2>/dev/null; "$cli"; cat | wc -c; } <"$maps/f")
+at=$(( (5 << 20) - 5 ))
+expect "standard input at offset 5: the error's offset from there, the offset left after its chunk" \
+	"$(tail -c +6 "$maps/f" | "$cli")
+$(( (7 << 20) - 5 - (at / 262144 + 1) * 262144 ))" "$got"
+
+# A file cut short or grown while it is mapped: a preloaded mmap() cuts
+# or grows it when it maps the Nth window, so that the check meets pages
+# past the end (SIGBUS), or zeros in the last page (no SIGBUS): what is
+# reported is what read() finds, as when a file is cut while being read.
+cat >"$maps/cut.c" <<'C'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* CUT_AT=N: at the Nth shared mapping; CUT_HOW: half, last, grow, slow */
+static void *hook(const char *sym, void *addr, size_t len, int prot,
+		  int flags, int fd, off_t off)
+{
+	void *(*real)(void *, size_t, int, int, int, off_t) = dlsym(RTLD_NEXT, sym);
+	static int calls;
+	const char *how = getenv("CUT_HOW");
+	char path[64];
+	off_t to = -1;
+	FILE *said;
+
+	if (fd >= 0 && (flags & MAP_SHARED) &&
+	    __atomic_add_fetch(&calls, 1, __ATOMIC_RELAXED) == atoi(getenv("CUT_AT"))) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		if (!strcmp(how, "half"))
+			to = off + len / 2 + 100;	/* SIGBUS past it */
+		else if (!strcmp(how, "last"))
+			to = off + len - 100;	/* zeros, no SIGBUS */
+		if (to >= 0 && truncate(path, to))
+			return MAP_FAILED;
+		if (!strcmp(how, "grow")) {
+			int w = open(path, O_WRONLY | O_APPEND);
+
+			if (w < 0 || write(w, "\xff", 1) != 1)
+				return MAP_FAILED;
+			close(w);
+		}
+		said = fopen(getenv("CUT_SAID"), "w");
+		if (said) {
+			fprintf(said, "%lld\n", (long long)to);
+			fclose(said);
+		}
+	}
+	if (fd >= 0 && (flags & MAP_SHARED) && !strcmp(how, "slow"))
+		usleep(100000);
+	return real(addr, len, prot, flags, fd, off);
+}
+
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	return hook("mmap", addr, len, prot, flags, fd, off);
+}
+
+void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	return hook("mmap64", addr, len, prot, flags, fd, off);
+}
+C
+if gcc -Wall -Werror -shared -fPIC -o "$maps/cut.so" "$maps/cut.c" -ldl; then
+	python3 -c 'import sys; sys.stdout.buffer.write((b"x" * 79 + b"\n") * (300 << 10))' >"$maps/text"
+	for how in half last; do
+		for win in 1 2 3 6 7 8; do
+			cp "$maps/text" "$maps/f"
+			got=$(CUT_AT=$win CUT_HOW=$how CUT_SAID=$maps/said LD_PRELOAD=$maps/cut.so \
+				"$cli" "$maps/f" 2>&1; echo "status $?")
+			to=$(cat "$maps/said" 2>/dev/null)
+			expect "a file cut ($how) at the mapping of window $win: what read() then finds" \
+				"$maps/f: valid bytes=$to chars=$to
+status 0" "$got"
+			rm -f "$maps/said"
+		done
+	done
+	cp "$maps/text" "$maps/f"
+	got=$(CUT_AT=2 CUT_HOW=grow CUT_SAID=$maps/said LD_PRELOAD=$maps/cut.so \
+		"$cli" "$maps/f" 2>&1; echo "status $?")
+	expect "a file grown while mapped: checked to its size when opened" \
+		"$maps/f: valid bytes=$((80 * (300 << 10))) chars=$((80 * (300 << 10)))
+status 0" "$got"
+	# slowed down: signals in the middle, with both halves' threads
+	cp "$maps/text" "$maps/f"
+	for sig in INT TERM; do
+		# (a job of a script ignores SIGINT, unless told)
+		CUT_AT=0 CUT_HOW=slow LD_PRELOAD=$maps/cut.so env --default-signal=INT \
+			"$cli" "$maps/f" >"$maps/out" 2>&1 &
+		pid=$!
+		sleep 0.3
+		kill -$sig $pid
+		t0=$(date +%s%N)
+		wait $pid
+		rc=$?
+		ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+		expect "SIG$sig in the middle of a mapped file: ended by it at once, nothing printed" \
+			"status $(( 128 + $(kill -l $sig) )) fast" \
+			"status $rc $([ $ms -lt 1000 ] && echo fast || echo "slow: $ms ms")$(cat "$maps/out")"
+	done
+else
+	expect "the mapping tests' helper builds (gcc)" "built" "not built"
+fi
+
+# A SIGBUS that is not a mapped window's is not swallowed: a mapped file
+# checked (the handler set), then a FIFO that no one opens.
+python3 -c 'import sys; sys.stdout.buffer.write(b"a" * (3 << 20))' >"$maps/big"
+mkfifo "$maps/fifo"
+"$cli" "$maps/big" "$maps/fifo" >/dev/null 2>&1 &
+pid=$!
+sleep 0.3
+kill -BUS $pid
+wait $pid 2>/dev/null
+rc=$?
+expect "SIGBUS sent from outside still ends the command" "status 135" "status $rc"
+rm -f "$maps/fifo"
+
+# Early answers: a bad byte first in a sparse 1 GiB file (read whole, it
+# takes a third of a second), and in a 1 GiB pipe, whose writer is then
+# ended by SIGPIPE rather than read to its end.
+truncate -s 1G "$maps/sparse"
+printf '\377' | dd of="$maps/sparse" conv=notrunc 2>/dev/null
+t0=$(date +%s%N)
+got=$("$cli" "$maps/sparse"; echo "status $?")
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+expect "a bad byte first in a 1 GiB file: answered at once" \
+	"$maps/sparse: invalid bytes=0 chars=0 offset=0 len=1 error=bad-byte line=1 column=1
+status 1 fast" "$got $([ $ms -lt 150 ] && echo fast || echo "slow: $ms ms")"
+rm -f "$maps/sparse"
+t0=$(date +%s%N)
+got=$({ printf '\xff'; head -c 1G /dev/zero; } | "$cli"; echo "status ${PIPESTATUS[*]}")
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+expect "a bad byte first in a 1 GiB pipe: answered at once, the writer ended by SIGPIPE" \
+	"invalid bytes=0 chars=0 offset=0 len=1 error=bad-byte line=1 column=1
+status 141 1 fast" "$got $([ $ms -lt 1000 ] && echo fast || echo "slow: $ms ms")"
+
+# Output that cannot be written, from a mapped file's reports.
+python3 -c 'import sys; sys.stdout.buffer.write(b"ab\xff\n" * (1 << 20))' >"$maps/f"
+got=$("$cli" -a "$maps/f" | head -1; echo "status ${PIPESTATUS[0]}")
+expect "--all on a mapped file into a pipe closed early: SIGPIPE, the first line out" \
+	"$maps/f: invalid bytes=2 chars=2 offset=2 len=1 error=bad-byte line=1 column=3
+status 141" "$got"
+got=$("$cli" "$maps/big" 2>&1 >&-; echo "status $?")
+expect "a mapped file with standard output closed: the report fails loudly" \
+	"utf8val: standard output: Bad file descriptor
+status 2" "$got"
+
+# Empty files, /dev/stdin, a FIFO, a slow writer, a stopped command.
+: >"$maps/empty"
+got=$("$cli" "$maps/empty"; "$cli" <"$maps/empty"; echo "status $?")
+expect "a 0-byte file, named and as standard input" \
+	"$maps/empty: valid bytes=0 chars=0
+valid bytes=0 chars=0
+status 0" "$got"
+python3 -c 'import sys; sys.stdout.buffer.write(b"\xc3\xa9" * (3 << 20) + b"\n\xe2\x82")' >"$maps/f"
+got=$("$cli" /dev/stdin <"$maps/f"; cat "$maps/f" | "$cli" /dev/stdin)
+expect "/dev/stdin, a mapped file and a pipe" \
+	"/dev/stdin: incomplete bytes=$(( (6 << 20) + 3 )) chars=$(( (3 << 20) + 1 )) offset=$(( (6 << 20) + 1 )) len=2 line=2 column=1
+/dev/stdin: incomplete bytes=$(( (6 << 20) + 3 )) chars=$(( (3 << 20) + 1 )) offset=$(( (6 << 20) + 1 )) len=2 line=2 column=1" "$got"
+mkfifo "$maps/fifo"
+cat "$maps/f" >"$maps/fifo" &
+got=$("$cli" "$maps/fifo")
+wait
+expect "a FIFO named: read, as a pipe" \
+	"$maps/fifo: incomplete bytes=$(( (6 << 20) + 3 )) chars=$(( (3 << 20) + 1 )) offset=$(( (6 << 20) + 1 )) len=2 line=2 column=1" "$got"
+got=$(python3 -c '
+import sys, time
+for b in b"\xe2\x82\xac\n\xf0\x9f\x98\x80x\xe2\x82\xc0":
+    sys.stdout.buffer.write(bytes([b])); sys.stdout.buffer.flush(); time.sleep(0.01)' | "$cli")
+expect "a writer that writes a byte at a time: characters split between reads" \
+	"invalid bytes=9 chars=4 offset=9 len=2 error=short line=2 column=3" "$got"
+(printf 'ab'; sleep 0.3; printf '\n\xff') | "$cli" >"$maps/out" &
+pid=$!
+sleep 0.1
+kill -STOP $pid 2>/dev/null
+sleep 0.1
+kill -CONT $pid 2>/dev/null
+wait $pid
+rc=$?
+expect "stopped and continued while it waits for a pipe: nothing lost" \
+	"invalid bytes=3 chars=3 offset=3 len=1 error=bad-byte line=2 column=1 status 1" "$(cat "$maps/out") status $rc"
+got=$(python3 -c '
+import fcntl, os, subprocess, sys
+r, w = os.pipe()
+fcntl.fcntl(r, fcntl.F_SETFL, os.O_NONBLOCK)
+p = subprocess.run([sys.argv[1]], stdin=r, capture_output=True)
+print(p.returncode, p.stderr.decode().strip())' "$cli")
+expect "standard input non-blocking with nothing in it: EAGAIN said, status 2" \
+	"2 utf8val: -: Resource temporarily unavailable" "$got"
+
+# The threads and mappings, under valgrind: nothing leaked, no error.
+if command -v valgrind >/dev/null; then
+	python3 -c 'import sys; sys.stdout.buffer.write(b"\xe4\xb8\xad\n" * (5 << 20) + b"\xff")' >"$maps/f"
+	got=$(valgrind -q --leak-check=full --show-leak-kinds=all --errors-for-leak-kinds=all \
+		--error-exitcode=99 "$cli" --context "$maps/f" 2>&1; echo "status $?")
+	expect "valgrind: a file checked in halves, the error in the second: no leak, no error" \
+		"$maps/f: invalid bytes=$((20 << 20)) chars=$((10 << 20)) offset=$((20 << 20)) len=1 error=bad-byte line=$(( (5 << 20) + 1 )) column=1
+  context: \"\" \\xff \"\"
+status 1" "$got"
+fi
+rm -rf "$maps"
+
 tap_done
