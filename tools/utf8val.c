@@ -34,7 +34,9 @@
 #include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <linux/magic.h>
 #include <sys/mman.h>
+#include <sys/statfs.h>
 #include <sys/resource.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -762,6 +764,10 @@ static void on_sigbus(int sig, siginfo_t *si, void *context)
 	/* si_code > 0: raised by the kernel for an access, not sent */
 	if (si->si_code > 0 && g->map && at >= g->map && at < g->map + g->len)
 		siglongjmp(g->env, 1);
+	/* sent (not a fault) while ignored before us: ignored still */
+	if (si->si_code <= 0 && !(sigbus_before.sa_flags & SA_SIGINFO) &&
+	    sigbus_before.sa_handler == SIG_IGN)
+		return;
 	/* not a mapped input's: as without this handler */
 	sigaction(sig, &sigbus_before, NULL);
 	raise(sig);
@@ -773,11 +779,42 @@ static void map_setup(void)
 				.sa_flags = SA_SIGINFO | SA_RESTART };
 	long size = sysconf(_SC_PAGESIZE);
 
+	sigset_t now;
+
 	sigemptyset(&sa.sa_mask);
+	/* blocked, a SIGBUS from a file cut short would end the process */
+	if (pthread_sigmask(SIG_BLOCK, NULL, &now) || sigismember(&now, SIGBUS))
+		return;
 	if (size > 0 && !sigaction(SIGBUS, &sa, &sigbus_before))
 		page_size = size;
 	map_halves = !sched_getaffinity(0, sizeof(map_cpus), &map_cpus) &&
 		     CPU_COUNT(&map_cpus) > 1;
+}
+
+/*
+ * Whether @fd is on a file system whose mapped pages are the file's bytes
+ * (disks, tmpfs, NFS): never on sysfs, procfs or the like, where a
+ * regular file may map device memory (a PCI BAR's resourceN) that read()
+ * would refuse.
+ */
+static bool file_system_mappable(int fd)
+{
+	static const unsigned int file_systems[] = {
+		EXT4_SUPER_MAGIC, XFS_SUPER_MAGIC, BTRFS_SUPER_MAGIC,
+		TMPFS_MAGIC, F2FS_SUPER_MAGIC, OVERLAYFS_SUPER_MAGIC,
+		NFS_SUPER_MAGIC, SQUASHFS_MAGIC, EROFS_SUPER_MAGIC_V1,
+		MSDOS_SUPER_MAGIC, EXFAT_SUPER_MAGIC,
+		0x2fc12fc1,	/* ZFS */
+	};
+	struct statfs fs;
+	size_t i;
+
+	if (fstatfs(fd, &fs))
+		return false;
+	for (i = 0; i < sizeof(file_systems) / sizeof(file_systems[0]); i++)
+		if ((unsigned int)fs.f_type == file_systems[i])
+			return true;
+	return false;
 }
 
 /* Whether @in is checked through a mapping first: see the top. */
@@ -787,7 +824,7 @@ static bool mappable(const struct input *in)
 
 	/* (--replace copies the text out: read() copies it once too) */
 	if (!in->reread || in->end - in->start < (off_t)MAP_MIN ||
-	    in->opt->replace)
+	    in->opt->replace || !file_system_mappable(in->fd))
 		return false;
 	pthread_once(&once, map_setup);
 	return page_size;
@@ -827,7 +864,7 @@ static __attribute__((noinline)) void map_windows(struct map_part *p)
 	unsigned char tail[UTF8VAL_MAX_SEQ];
 	struct utf8val_stream st;
 	struct utf8val_result r;
-	struct stat now;
+	struct stat now, before;
 	bool valid;
 
 	/*
@@ -849,6 +886,8 @@ static __attribute__((noinline)) void map_windows(struct map_part *p)
 		to = p->end - p->done < MAP_WINDOW ? p->end :
 						     p->done + MAP_WINDOW;
 		len = in->start + to - at;
+		if (fstat(in->fd, &before))
+			return;
 		map = mmap(NULL, len, PROT_READ, MAP_SHARED, in->fd, at);
 		/* (MADV_SEQUENTIAL: a file not in the cache read slower) */
 		if (map == MAP_FAILED)
@@ -876,8 +915,14 @@ static __attribute__((noinline)) void map_windows(struct map_part *p)
 		/*
 		 * A file cut in the window's last page reads as zeros
 		 * there, not SIGBUS: what that checked is not the file's.
+		 * Nor if the file changed at all while mapped: cut and
+		 * grown again, its size alone says nothing (a change time
+		 * coarser than the cut narrows this, as read() has it too).
 		 */
-		if (fstat(in->fd, &now) || now.st_size < in->start + (off_t)to)
+		if (fstat(in->fd, &now) || now.st_size < in->start + (off_t)to ||
+		    now.st_size != before.st_size ||
+		    now.st_ctim.tv_sec != before.st_ctim.tv_sec ||
+		    now.st_ctim.tv_nsec != before.st_ctim.tv_nsec)
 			return;
 		if (!valid)
 			return;	/* read() reports it */
