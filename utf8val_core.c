@@ -242,21 +242,18 @@ static __always_inline size_t lane_bound(const u8 *s, size_t t)
 
 /*
  * Whether a lane that ran without an error to @at, in @state, is whole
- * where the next one starts, @end, when no lane failed and the two are a
- * word apart at most: the bytes between them taken a step each, or the
- * lane past @end (see dfa_lanes()) with its characters there taken back
- * from *@count. The next lane did not fail on its first byte, so that is
- * no continuation byte. False if not whole, or if they are further apart:
- * then dfa_lanes() looks again, the general way.
+ * where the next one starts, @end, when no lane failed: the lane past
+ * @end (see dfa_lanes(); by up to 46 bytes) with its characters there
+ * taken back from *@count, or, a word apart at most, the bytes between
+ * them taken a step each. The next lane did not fail on its first byte,
+ * so that is no continuation byte. False if not whole, or if a gap is
+ * wider: then dfa_lanes() looks again, the general way.
  */
 static __always_inline bool lane_seam(const u64 *tbl, const u8 *s, size_t at,
 				      size_t end, u64 state, u64 *count)
 {
 	if (at > end) {
-		if (at - end > 8)
-			return false;
-		for (; end < at; end++)
-			*count -= !is_cont(s[end]);
+		*count -= utf8val_count(s + end, at - end);
 		return true;
 	}
 	if (end - at > 8)
