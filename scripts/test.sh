@@ -26,6 +26,7 @@ slots=${TEST_JOBS:-2}
 started=0	# suites started, and printed
 printed=0
 pooled=()	# the suites that take a slot
+failures=()	# the suites that ended in failure, for the summary
 # an interrupted run stops its suites too
 trap 'kill $(jobs -p) 2>/dev/null' EXIT
 
@@ -50,7 +51,9 @@ report() {	# print the ended suites that no running one precedes
 	while [ $printed -lt $started ] && [ -f "$logs/$((printed + 1)).rc" ]; do
 		printed=$((printed + 1))
 		tee -a "$log" <"$logs/$printed.out"
-		[ "$(cat "$logs/$printed.rc")" -eq 0 ] || status=1
+		[ "$(cat "$logs/$printed.rc")" -eq 0 ] && continue
+		status=1
+		failures+=("$(sed -n '1s/^# ==== //p' "$logs/$printed.out") (exit $(cat "$logs/$printed.rc"))")
 	done
 }
 
@@ -177,8 +180,17 @@ alone suite "guest: the detectors are live" scripts/guest/prove-detectors
 drain
 suite "the README's Supported kernels table" scripts/guest/kernel-table --check |
 	tee -a "$log"
-[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+if [ "${PIPESTATUS[0]}" -ne 0 ]; then
+	status=1
+	failures+=("the README's Supported kernels table")
+fi
 
+# CI shows only the end of the output: repeat what failed there.
+if [ ${#failures[@]} -gt 0 ]; then
+	echo "# ==== what failed"
+	printf '# suite: %s\n' "${failures[@]}"
+	grep '^not ok ' "$log" | sed 's/^/# /'
+fi
 passed=$(grep -c '^ok ' "$log")
 failed=$(grep -c '^not ok ' "$log")
 # A suite that failed without saying which test still fails the run.
