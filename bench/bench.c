@@ -324,7 +324,7 @@ int main(int argc, char **argv)
 	struct short_set shorts[MAX_SHORT_SETS];
 	size_t ndata, nshort;
 	int rounds = 9, missed = 0;
-	bool callgrind = false;
+	bool callgrind = false, only_short = false;
 	size_t only_size = 0;
 
 	for (int i = 1; i < argc; i++) {
@@ -334,6 +334,8 @@ int main(int argc, char **argv)
 			rounds = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--size") && i + 1 < argc)
 			only_size = strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--short"))
+			only_short = true;
 	}
 	for (int p = 1; p < NR_UTF8VAL_PATHS; p++) {
 		static char names[NR_UTF8VAL_PATHS][24];
@@ -375,7 +377,8 @@ int main(int argc, char **argv)
 			       100.0 * shorts[i].non_ascii / shorts[i].count,
 			       shorts[i].what);
 	}
-	if (gb_table(data, ndata, rounds, only_size, callgrind, &missed) ||
+	if ((!only_short &&
+	     gb_table(data, ndata, rounds, only_size, callgrind, &missed)) ||
 	    (!only_size &&
 	     short_table(shorts, nshort, rounds, callgrind, &missed)))
 		return 1;

@@ -38,6 +38,26 @@ static inline __m512i broadcast16(const char *t)
 	return _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)t));
 }
 
+/* (only those a caller uses are loaded: it inlines) */
+static __always_inline struct avx512_tables tables(void)
+{
+	/* the largest byte at each place of a block that ends a character */
+	static const char tail_max[64] = {
+		[0 ... 60] = (char)0xff, (char)0xef, (char)0xdf, (char)0xbf,
+	};
+
+	return (struct avx512_tables){
+		.prev_high = broadcast16(prev_high),
+		.prev_low = broadcast16(prev_low),
+		.this_high = broadcast16(this_high),
+		.nibble = _mm512_set1_epi8(0x0f),
+		.third_min = _mm512_set1_epi8((char)(THIRD_MIN - 0x80)),
+		.fourth_min = _mm512_set1_epi8((char)(FOURTH_MIN - 0x80)),
+		.bit7 = _mm512_set1_epi8((char)0x80),
+		.tail_max = _mm512_loadu_si512(tail_max),
+	};
+}
+
 static inline __m512i high_nibbles(__m512i v, __m512i nibble)
 {
 	return _mm512_and_si512(_mm512_srli_epi16(v, 4), nibble);
@@ -201,19 +221,7 @@ static __always_inline bool group_ok(const struct avx512_tables *t,
 static __always_inline size_t blocks(const u8 *s, size_t from, size_t to,
 				     bool end, u64 *chars)
 {
-	static const char tail_max[64] = {
-		[0 ... 60] = (char)0xff, (char)0xef, (char)0xdf, (char)0xbf,
-	};
-	const struct avx512_tables t = {
-		.prev_high = broadcast16(prev_high),
-		.prev_low = broadcast16(prev_low),
-		.this_high = broadcast16(this_high),
-		.nibble = _mm512_set1_epi8(0x0f),
-		.third_min = _mm512_set1_epi8((char)(THIRD_MIN - 0x80)),
-		.fourth_min = _mm512_set1_epi8((char)(FOURTH_MIN - 0x80)),
-		.bit7 = _mm512_set1_epi8((char)0x80),
-		.tail_max = _mm512_loadu_si512(tail_max),
-	};
+	const struct avx512_tables t = tables();
 	__m512i prev = _mm512_setzero_si512();
 	struct group g;
 	u64 count = 0;
@@ -293,10 +301,44 @@ out:
 	return i;
 }
 
+/*
+ * @len if the 1 to 64 bytes at @s, the whole input, are valid, else 0:
+ * one masked block, only the tables it needs, and no branch on the
+ * length (a character that the zeros after a shorter input leave open
+ * fails like one open at the end of a whole block). Short strings are
+ * where a path's fixed cost shows: blocks() spends twice the
+ * instructions on them.
+ */
+static noinline size_t whole_block(const u8 *s, size_t len)
+{
+	const struct avx512_tables t = tables();
+	__m512i in = _mm512_maskz_loadu_epi8(~0ull >> (64 - len), s);
+	__m512i open = _mm512_subs_epu8(in, t.tail_max);
+
+	return any(_mm512_or_si512(errors64(&t, in, _mm512_setzero_si512()),
+				   open)) ? 0 : len;
+}
+
+/* (each its own function, so that the choice below costs no frame) */
+static noinline size_t blocks_counting(const u8 *s, size_t from, size_t to,
+				       bool end, u64 *chars)
+{
+	return blocks(s, from, to, end, chars);
+}
+
+static noinline size_t blocks_checking(const u8 *s, size_t from, size_t to,
+				       bool end)
+{
+	return blocks(s, from, to, end, NULL);
+}
+
 size_t utf8val_avx512_blocks(const u8 *s, size_t from, size_t to, bool end,
 			     u64 *chars)
 {
-	return chars ? blocks(s, from, to, end, chars) :
-		       blocks(s, from, to, end, NULL);
+	if (chars)
+		return blocks_counting(s, from, to, end, chars);
+	if (!from && to - 1 < 64 && end)
+		return whole_block(s, to);
+	return blocks_checking(s, from, to, end);
 }
 #endif /* __CHECKER__ */
