@@ -551,6 +551,22 @@ static __always_inline size_t simd_prefix(utf8val_blocks_fn blocks,
 	return at == len ? len : simd_stopped(s, at, chars);
 }
 
+/* A whole short input at once, not counted: its length if valid, or 0. */
+static __always_inline size_t simd_whole(const struct utf8val_simd_impl *impl,
+					 const u8 *s, size_t len)
+{
+	size_t n;
+
+	UTF8VAL_SIMD_SAVE_AREA;
+	/* (where a section needs a save area, out of line as above) */
+	if (UTF8VAL_SIMD_SAVE_AREA_SIZE)
+		return simd_prefix(impl->blocks, s, len, NULL);
+	utf8val_simd_begin();
+	n = impl->whole(s, len);
+	utf8val_simd_end();
+	return n;
+}
+
 /* The KUnit suite forces each path in turn, and restores the one set. */
 UTF8VAL_EXPORT_FOR_TESTS(utf8val_simd_select);
 UTF8VAL_EXPORT_FOR_TESTS(utf8val_path_name);
@@ -637,8 +653,9 @@ static __always_inline size_t fast_prefix(const u64 *tbl, const u8 *s,
 		}
 		/* not ASCII, on a path that checks them whole at once */
 		if (len <= impl->whole_max && utf8val_simd_usable()) {
-			n = simd_prefix(impl->blocks, s, len,
-					chars ? &simd_chars : NULL);
+			n = chars ? simd_prefix(impl->blocks, s, len,
+						&simd_chars) :
+				    simd_whole(impl, s, len);
 			goto rest;
 		}
 	}

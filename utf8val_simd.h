@@ -36,6 +36,12 @@ typedef size_t (*utf8val_blocks_fn)(const u8 *s, size_t from, size_t to,
 				    bool end, u64 *chars);
 
 /*
+ * @len if the 1 to whole_max bytes at @s, the whole input, are valid, else
+ * 0; counts nothing. Where a path's fixed cost is most of the work.
+ */
+typedef size_t (*utf8val_whole_fn)(const u8 *s, size_t len);
+
+/*
  * The end of every path's blocks() when @to ends the input and the last
  * clean block, at @i - 64, leaves a character open: that block is not
  * clean after all. Takes its characters (@last_chars) back from *@count;
@@ -67,6 +73,9 @@ struct utf8val_simd_impl {
 	size_t ascii_first;		/* below it, ASCII words go first */
 	size_t whole_max;		/* up to it, one call checks it all,
 					 * ASCII too: no words first
+					 */
+	utf8val_whole_fn whole;		/* that call, when nothing is
+					 * counted (blocks() when it is)
 					 */
 };
 

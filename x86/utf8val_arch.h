@@ -25,17 +25,19 @@ size_t utf8val_avx2_blocks(const u8 *s, size_t from, size_t to, bool end,
 /* AVX-512 F and BW: the tail by a masked load; any length. */
 size_t utf8val_avx512_blocks(const u8 *s, size_t from, size_t to, bool end,
 			     u64 *chars);
+size_t utf8val_avx512_whole(const u8 *s, size_t len);
 
 /*
  * The name, the blocks function, the length below which the DFA alone is
  * faster, below which ASCII words go first (AVX-512 skips ASCII 256 bytes
  * a step from the start: no words first), and up to which one call
- * checks it all (AVX-512: a masked load or two, whatever the bytes).
+ * checks it all (AVX-512: a masked load or two, whatever the bytes),
+ * with the function that does it when nothing is counted (one block).
  */
 #define UTF8VAL_ARCH_IMPLS						\
 	[UTF8VAL_PATH_AVX2] = { "avx2", utf8val_avx2_blocks, 96, 256 },	\
 	[UTF8VAL_PATH_AVX512] = { "avx512", utf8val_avx512_blocks, 16, 0,	\
-				  64 },
+				  64, utf8val_avx512_whole },
 
 /*
  * Intel family 6 models where 512-bit registers lower the core's clock

@@ -309,7 +309,7 @@ out:
  * where a path's fixed cost shows: blocks() spends twice the
  * instructions on them.
  */
-static noinline size_t whole_block(const u8 *s, size_t len)
+size_t utf8val_avx512_whole(const u8 *s, size_t len)
 {
 	const struct avx512_tables t = tables();
 	__m512i in = _mm512_maskz_loadu_epi8(~0ull >> (64 - len), s);
@@ -319,26 +319,10 @@ static noinline size_t whole_block(const u8 *s, size_t len)
 				   open)) ? 0 : len;
 }
 
-/* (each its own function, so that the choice below costs no frame) */
-static noinline size_t blocks_counting(const u8 *s, size_t from, size_t to,
-				       bool end, u64 *chars)
-{
-	return blocks(s, from, to, end, chars);
-}
-
-static noinline size_t blocks_checking(const u8 *s, size_t from, size_t to,
-				       bool end)
-{
-	return blocks(s, from, to, end, NULL);
-}
-
 size_t utf8val_avx512_blocks(const u8 *s, size_t from, size_t to, bool end,
 			     u64 *chars)
 {
-	if (chars)
-		return blocks_counting(s, from, to, end, chars);
-	if (!from && to - 1 < 64 && end)
-		return whole_block(s, to);
-	return blocks_checking(s, from, to, end);
+	return chars ? blocks(s, from, to, end, chars) :
+		       blocks(s, from, to, end, NULL);
 }
 #endif /* __CHECKER__ */
