@@ -48,12 +48,15 @@ after() {	# after N COMMAND...: once suite N has ended
 }
 
 report() {	# print the ended suites that no running one precedes
+	local name
+
 	while [ $printed -lt $started ] && [ -f "$logs/$((printed + 1)).rc" ]; do
 		printed=$((printed + 1))
 		tee -a "$log" <"$logs/$printed.out"
 		[ "$(cat "$logs/$printed.rc")" -eq 0 ] && continue
 		status=1
-		failures+=("$(sed -n '1s/^# ==== //p' "$logs/$printed.out") (exit $(cat "$logs/$printed.rc"))")
+		name=$(sed -n '1s/^# ==== //p' "$logs/$printed.out")
+		failures+=("${name:-suite $printed, killed before it began} (exit $(cat "$logs/$printed.rc"))")
 	done
 }
 
@@ -117,7 +120,7 @@ fi
 # the library first: the first suites all link it
 if ! make -s lib >build/lib.log 2>&1; then
 	sed 's/^/# /' build/lib.log
-	echo "not ok - make lib"
+	echo "not ok - make lib" | tee -a "$log"
 fi
 
 # Downloads and chroots the guests share: mostly waiting on the network,
@@ -180,19 +183,21 @@ alone suite "guest: the detectors are live" scripts/guest/prove-detectors
 drain
 suite "the README's Supported kernels table" scripts/guest/kernel-table --check |
 	tee -a "$log"
-if [ "${PIPESTATUS[0]}" -ne 0 ]; then
+rc=${PIPESTATUS[0]}
+if [ "$rc" -ne 0 ]; then
 	status=1
-	failures+=("the README's Supported kernels table")
+	failures+=("the README's Supported kernels table (exit $rc)")
 fi
 
-# CI shows only the end of the output: repeat what failed there.
-if [ ${#failures[@]} -gt 0 ]; then
-	echo "# ==== what failed"
-	printf '# suite: %s\n' "${failures[@]}"
-	grep '^not ok ' "$log" | sed 's/^/# /'
-fi
 passed=$(grep -c '^ok ' "$log")
 failed=$(grep -c '^not ok ' "$log")
+# CI shows only the end of the output: repeat what failed there (a
+# suite may fail with status 0 and a 'not ok', or the reverse).
+if [ "$failed" -gt 0 ] || [ ${#failures[@]} -gt 0 ]; then
+	echo "# ==== what failed"
+	[ ${#failures[@]} -eq 0 ] || printf '# suite: %s\n' "${failures[@]}"
+	grep '^not ok ' "$log" | sed 's/^/# /'
+fi
 # A suite that failed without saying which test still fails the run.
 [ "$status" -ne 0 ] && [ "$failed" -eq 0 ] && failed=1
 echo "$passed passed, $failed failed"
