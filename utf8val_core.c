@@ -551,14 +551,17 @@ static __always_inline size_t simd_prefix(utf8val_blocks_fn blocks,
 	return at == len ? len : simd_stopped(s, at, chars);
 }
 
-/* A whole short input at once, not counted: its length if valid, or 0. */
+/*
+ * The valid prefix of a whole short input, uncounted: by the path's
+ * whole(), its length or 0.
+ */
 static __always_inline size_t simd_whole(const struct utf8val_simd_impl *impl,
 					 const u8 *s, size_t len)
 {
 	size_t n;
 
 	UTF8VAL_SIMD_SAVE_AREA;
-	/* (where a section needs a save area, out of line as above) */
+	/* (a section with a save area goes out of line: see simd_prefix()) */
 	if (UTF8VAL_SIMD_SAVE_AREA_SIZE)
 		return simd_prefix(impl->blocks, s, len, NULL);
 	utf8val_simd_begin();

@@ -75,7 +75,8 @@ struct utf8val_simd_impl {
 					 * ASCII too: no words first
 					 */
 	utf8val_whole_fn whole;		/* that call, when nothing is
-					 * counted (blocks() when it is)
+					 * counted (blocks() when it is);
+					 * set wherever whole_max is
 					 */
 };
 

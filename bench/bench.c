@@ -6,6 +6,7 @@
  *                          the GB/s table (best of N interleaved rounds,
  *                          every size or only S bytes), with each row's
  *                          goal, then the short-string table (ns a call)
+ *   bench --short          the short-string table alone
  *   bench --callgrind      one pass per cell between callgrind dumps, for
  *                          scripts/run-bench to turn into instructions/byte
  *

@@ -26,18 +26,21 @@ size_t utf8val_avx2_blocks(const u8 *s, size_t from, size_t to, bool end,
 size_t utf8val_avx512_blocks(const u8 *s, size_t from, size_t to, bool end,
 			     u64 *chars);
 size_t utf8val_avx512_whole(const u8 *s, size_t len);
+/* one block: utf8val_avx512_whole() takes no more */
+#define UTF8VAL_AVX512_WHOLE_MAX	64
 
 /*
  * The name, the blocks function, the length below which the DFA alone is
  * faster, below which ASCII words go first (AVX-512 skips ASCII 256 bytes
  * a step from the start: no words first), and up to which one call
- * checks it all (AVX-512: a masked load or two, whatever the bytes),
- * with the function that does it when nothing is counted (one block).
+ * checks it all, whatever the bytes (AVX-512: one masked block), with
+ * the function that does it when nothing is counted.
  */
 #define UTF8VAL_ARCH_IMPLS						\
 	[UTF8VAL_PATH_AVX2] = { "avx2", utf8val_avx2_blocks, 96, 256 },	\
 	[UTF8VAL_PATH_AVX512] = { "avx512", utf8val_avx512_blocks, 16, 0,	\
-				  64, utf8val_avx512_whole },
+				  UTF8VAL_AVX512_WHOLE_MAX,			\
+				  utf8val_avx512_whole },
 
 /*
  * Intel family 6 models where 512-bit registers lower the core's clock

@@ -303,11 +303,12 @@ out:
 
 /*
  * @len if the 1 to 64 bytes at @s, the whole input, are valid, else 0:
- * one masked block, only the tables it needs, and no branch on the
- * length (a character that the zeros after a shorter input leave open
- * fails like one open at the end of a whole block). Short strings are
- * where a path's fixed cost shows: blocks() spends twice the
- * instructions on them.
+ * one masked block and no branch on the length. Short strings are where
+ * a path's fixed cost shows: blocks() spends twice the instructions on
+ * them. Zeros follow a shorter input, so a character it leaves open is
+ * an error there; the test for one open at the end of a whole block is
+ * applied at every length, as no valid input of 64 bytes or fewer has a
+ * lead byte whose character would need a 65th.
  */
 size_t utf8val_avx512_whole(const u8 *s, size_t len)
 {
