@@ -56,17 +56,30 @@ static size_t lane_start(size_t len, unsigned int k)
 }
 
 static u8 *area, *area_end;	/* between two inaccessible pages */
-static u8 *cur;			/* the input the rewriter aims at */
-static size_t cur_len;		/* its length; 0 while there is none */
 static int stop;
+
+/*
+ * The input the rewriter aims at: its offset in the area (high half) and
+ * its length (low half; 0 while there is none), in one word so that the
+ * rewriter never pairs one input's length with the next one's start,
+ * which would write past the area.
+ */
+static u64 target;
+
+static void aim(const u8 *s, size_t len)
+{
+	__atomic_store_n(&target, (u64)(s - area) << 32 | len,
+			 __ATOMIC_RELAXED);
+}
 
 static void *rewriter(void *arg)
 {
 	struct rng r = { .s = (uintptr_t)arg };
 
 	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
-		size_t len = __atomic_load_n(&cur_len, __ATOMIC_ACQUIRE);
-		u8 *in = __atomic_load_n(&cur, __ATOMIC_RELAXED);
+		u64 t = __atomic_load_n(&target, __ATOMIC_RELAXED);
+		size_t len = (u32)t;
+		u8 *in = area + (t >> 32);
 		u64 x = rng_next(&r);
 		size_t back;
 
@@ -237,17 +250,16 @@ static void rounds_on(u8 *s, size_t len, unsigned int flags, u8 *out_end,
 {
 	for (unsigned int i = 0; i < rounds; i++) {
 		/* afresh, or the rewrites leave nothing valid to cut */
-		__atomic_store_n(&cur_len, 0, __ATOMIC_RELEASE);
+		aim(area, 0);
 		fill(s, len, rng);
-		__atomic_store_n(&cur, s, __ATOMIC_RELAXED);
-		__atomic_store_n(&cur_len, len, __ATOMIC_RELEASE);
+		aim(s, len);
 		race_validate(s, len, flags);
 		race_stream(s, len, flags, rng);
 		race_errors(s, len, flags);
 		race_replace(s, len, flags, out_end, rng);
 		race_decode(s, len, flags);
 	}
-	__atomic_store_n(&cur_len, 0, __ATOMIC_RELEASE);
+	aim(area, 0);
 }
 
 static unsigned long run_flags(unsigned int flags, void *arg)
