@@ -37,11 +37,93 @@ tap_done() {
 	[ "$failed" -eq 0 ]
 }
 
-# run NAME COMMAND...: runs a TAP-printing program, prefixes its results
-# with NAME, drops its plan, prints its time, and turns a non-zero exit
-# into a failure. The program's status comes back on fd 4 (the command
-# substitution's pipe) while its TAP goes to fd 3 (this stdout); the
-# program has neither, and the caller's fds 3 and 4 are as they were.
+# The check run applies to one program's TAP (awk; busybox's in the
+# guest): its results renamed "ok - NAME: ...", its plan kept to account.
+# A program that printed no plan, ran none of its tests (1..0) or not as
+# many as it planned fails by name; so does an indented "not ok" (a
+# subtest's failure under a parent that may still say ok). The plan itself
+# is not printed: the run's count is of result lines. Exits 1 if anything
+# failed. (With keep=1, the results are printed as they came.)
+TAP_CHECK='
+function bare(s) {	# the description of a result line
+	sub(/^[ \t]*(not )?ok[ \t]*/, "", s)
+	sub(/^[0-9]+[ \t]*/, "", s)
+	sub(/^-[ \t]*/, "", s)
+	return s
+}
+function named(s) { return s == "" ? name : (s ~ /^#/ ? name " " s : name ": " s) }
+function fail(s) { bad++; print "not ok - " s }
+BEGIN { plan = -1 }
+{ sub(/\r$/, "") }
+/^ok([ \t]|$)/ { n++; print (keep ? $0 : "ok - " named(bare($0))); next }
+/^not ok([ \t]|$)/ {
+	n++
+	if (keep) {
+		bad++
+		print
+	} else {
+		fail(named(bare($0)))
+	}
+	next
+}
+/^[ \t]+not ok([ \t]|$)/ { fail(named(bare($0)) " (a subtest)"); next }
+/^1\.\.[0-9]+/ {
+	if (plan >= 0) {
+		fail(name ": a second plan (" $0 ")")
+		next
+	}
+	plan = why = $0
+	sub(/^1\.\./, "", plan)
+	sub(/^1\.\.[0-9]+[ \t]*/, "", why)
+	plan += 0
+	next
+}
+/^Bail out!/ { fail(name ": " $0); next }
+{ print }
+END {
+	if (plan < 0)
+		fail(name ": printed no plan (ran " n + 0 ")")
+	else if (plan == 0)
+		fail(name ": ran none of its tests (1..0" (why == "" ? "" : " " why) ")")
+	else if (n != plan)
+		fail(name ": ran " n + 0 " of the " plan " tests it planned")
+	exit (bad > 0)
+}'
+
+# The check of a whole suite of programs (scripts/test.sh): at least
+# "least" results that ran (ok but not skipped, or not ok), and an
+# indented "not ok" fails there too, by the suite's name. Exits 1 if
+# anything failed.
+TAP_LEAST='
+function fail(s) { bad++; print "not ok - " s }
+/^ok / { if (tolower($0) ~ /# *skip/) skipped++; else ran++ }
+/^not ok / { ran++; bad++ }
+/^[ \t]+not ok([ \t]|$)/ {
+	s = $0
+	sub(/^[ \t]+/, "", s)
+	fail(name ": " s " (indented)")
+	next
+}
+{ print }
+END {
+	if (ran < least)
+		fail(name ": ran " ran + 0 " tests, fewer than the " least " it must")
+	exit (bad > 0)
+}'
+
+# The closing count of a run's TAP: "PASSED FAILED SKIPPED". A skip is an
+# "ok" with a SKIP directive, never a pass.
+TAP_COUNT='
+/^ok / { if (tolower($0) ~ /# *skip/) s++; else p++ }
+/^not ok / { f++ }
+END { print p + 0, f + 0, s + 0 }'
+
+# run NAME COMMAND...: runs a TAP-printing program, names its results
+# NAME, checks them against its plan (TAP_CHECK), prints its time, and
+# turns a non-zero exit into a failure; status becomes 1 if either found
+# one. The program's status and the check's come back on fd 4 (the
+# command substitution's pipe) while the TAP goes to fd 3 (this stdout);
+# the program has neither, and the caller's fds 3 and 4 are as they were.
 run() {
 	tap_name=$1
 	tap_t0=$(date +%s)
@@ -50,12 +132,18 @@ run() {
 	{
 		tap_rc=$({ { if "$@" 3>&- 4>&-; then tap_st=0; else tap_st=$?; fi
 			     echo "$tap_st" >&4; } |
-			   sed -e "s@^\(not ok\|ok\) [0-9]* - @\1 - $tap_name: @" \
-			       -e '/^1\.\.[0-9]*$/d' >&3; } 4>&1)
+			   { awk -v name="$tap_name" "$TAP_CHECK" >&3
+			     echo "checked $?" >&4; }; } 4>&1)
 	} 3>&1
 	echo "# $tap_name: $(($(date +%s) - tap_t0)) s"
-	if [ "${tap_rc:-1}" -ne 0 ]; then
-		echo "not ok - $tap_name: exited with status ${tap_rc:-unknown}"
+	case $tap_rc in
+	*"checked 0"*) ;;
+	*)	status=1 ;;
+	esac
+	set -- $tap_rc
+	[ "$1" != checked ] || set -- "$3"	# (the order the two came in)
+	if [ "${1:-1}" -ne 0 ]; then
+		echo "not ok - $tap_name: exited with status ${1:-unknown}"
 		status=1
 	fi
 }
