@@ -68,6 +68,8 @@ CORE_HDR	:= utf8val.h utf8val_types.h utf8val_simd.h utf8val_user.h \
 		   $(ARCH_HDR)
 VEC_HDR		:= utf8val_simd_tables.h utf8val_simd_loop.h
 TEST_COMMON	:= tests/common.c tests/reference.c tests/tap.c
+# where the tests find shared/ wherever they run (tests/common.c)
+TEST_SHARED	:= -DUTF8VAL_TREE_SHARED='"$(abspath $(CURDIR)/../shared)"'
 TEST_HDR	:= tests/common.h tests/reference.h tests/tap.h $(CORE_HDR)
 TESTS		:= test_api test_vectors test_random test_replace test_exhaustive test_race
 
@@ -161,7 +163,7 @@ $(call vec_rules,$(1),$($(1)_CORE))
 
 $(1)_OBJS := $(BUILD)/$(1)/utf8val_core.o $(VEC:%=$(BUILD)/$(1)/utf8val_%.o)
 $(BUILD)/$(1)/%: tests/%.c $(TEST_COMMON) $(TEST_HDR) $$($(1)_OBJS)
-	$(CC) $$($(1)_TEST) -o $$@ $$< $(TEST_COMMON) $$($(1)_OBJS) $$($(1)_LD) $(LDFLAGS)
+	$(CC) $$($(1)_TEST) $(TEST_SHARED) -o $$@ $$< $(TEST_COMMON) $$($(1)_OBJS) $$($(1)_LD) $(LDFLAGS)
 
 core-tests: $(addprefix $(BUILD)/$(1)/,$(TESTS))
 endef
@@ -185,13 +187,13 @@ $(BUILD)/kchunks/utf8val_core.o: $(CORE_SRC) $(CORE_HDR) $(TARGET_STAMP)
 $(eval $(call vec_rules,kchunks,$(HOST_CFLAGS)))
 KCHUNK_OBJS	:= $(BUILD)/kchunks/utf8val_core.o $(VEC:%=$(BUILD)/kchunks/utf8val_%.o)
 $(BUILD)/kchunks/test_kernel_chunks: tests/test_kernel_chunks.c $(TEST_COMMON) $(TEST_HDR) $(KCHUNK_OBJS)
-	$(CC) $(HOST_CFLAGS) -I. -o $@ $< $(TEST_COMMON) $(KCHUNK_OBJS) $(KCHUNK_WRAP) $(LDFLAGS)
+	$(CC) $(HOST_CFLAGS) $(TEST_SHARED) -I. -o $@ $< $(TEST_COMMON) $(KCHUNK_OBJS) $(KCHUNK_WRAP) $(LDFLAGS)
 core-tests: $(BUILD)/kchunks/test_kernel_chunks
 
 # The fuzz target without libFuzzer, for CPUs that clang's libFuzzer does
 # not build for here (scripts/cross-tests).
 $(BUILD)/fuzz_replay: tests/fuzz_replay.c tests/fuzz_core.c $(TEST_COMMON) $(TEST_HDR) $(host_OBJS)
-	$(CC) $(HOST_CFLAGS) -o $@ $< tests/fuzz_core.c $(TEST_COMMON) $(host_OBJS) $(LDFLAGS)
+	$(CC) $(HOST_CFLAGS) $(TEST_SHARED) -o $@ $< tests/fuzz_core.c $(TEST_COMMON) $(host_OBJS) $(LDFLAGS)
 core-tests: $(BUILD)/fuzz_replay
 test-build: core-tests
 

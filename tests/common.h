@@ -53,6 +53,7 @@ void print_bytes(const u8 *buf, size_t len);
 
 /* "../shared" beside the project, or NULL if it is absent. */
 const char *shared_dir(void);
+int shared_missing(const char *what, bool whole);
 
 
 

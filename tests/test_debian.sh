@@ -29,11 +29,13 @@ mkdir -p "$work/utf8val-$version"
 # the tree as it stands: tracked files and new ones not ignored
 git -C "$top" ls-files -z --cached --others --exclude-standard |
 	(cd "$top" && xargs -0 cp --parents -t "$work/utf8val-$version")
-out=$(cd "$work/utf8val-$version" && dpkg-buildpackage -us -uc -b 2>&1)
+# (its make check runs the shared test vectors, from beside this tree)
+out=$(cd "$work/utf8val-$version" &&
+      UTF8VAL_SHARED=$(cd "$top/.." && pwd)/shared dpkg-buildpackage -us -uc -b 2>&1)
 result $? "dpkg-buildpackage -us -uc -b builds the six packages" "$out"
 ran=$(grep -c '^ok - ' <<<"$out")
-result "$([ "$ran" -gt 150 ] && ! grep -q '^not ok' <<<"$out"; echo $?)" \
-	"the package build ran the host tests: $ran passed, none failed" \
+result "$([ "$ran" -gt 150 ] && ! grep -q -e '^not ok' -e '# SKIP UTF8VAL_SHARED' <<<"$out"; echo $?)" \
+	"the package build ran the host tests: $ran passed, none failed or skipped the shared vectors" \
 	"$(grep -e '^not ok' -e '^# ---- ' <<<"$out")"
 
 # (but for lintian's word on running as root)
