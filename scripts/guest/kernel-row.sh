@@ -16,3 +16,23 @@ row() {
 kernel_series() {
 	grep -v '^#' "$kernels_table" | awk -v g="${1:-}" 'g == "" || $5 == g { print $1 }'
 }
+
+# utf8names_row KO CONFIG ARCH: whether the utf8names policy runs on a
+# kernel (its .config) with the module built for it (KO): "yes", or "no"
+# and why. The README's table says it, and scripts/guest/run expects it.
+utf8names_row() {
+	case $(modinfo -F kfuncs "$1") in
+	absent:*)	echo no; return ;;
+	esac
+	# (scripts/guest/run says why)
+	if [ "$3" = riscv64 ]; then
+		echo "no: its task storage fails on riscv64"
+	# the BPF LSM on by default, and BPF trampolines (arm64 has them
+	# with ftrace's direct calls)
+	elif grep -q '^CONFIG_LSM=".*bpf' "$2" &&
+	     grep -q '^CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS=y' "$2"; then
+		echo yes
+	else
+		echo "no: cannot attach to LSM hooks"
+	fi
+}
