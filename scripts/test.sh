@@ -2,10 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0 OR MIT
 #
 # Every test of the project, on a fresh Debian 12 machine: installs what it
-# needs, runs each suite (TAP), and ends with one line "N passed, N failed".
+# needs, runs each suite (TAP), and ends with one line
+# "N passed, N failed, N skipped".
 # Suites run two at a time (TEST_JOBS), the longest first, beside the
 # downloads the guests share; each one's output is kept until it ends,
 # then printed whole, in the order they started, with its time.
+# The count is honest: every program's plan is checked (tests/tap.sh's
+# run), each suite names the least it must run, a skip is never a pass,
+# and steps that are no test (fetching, building) print comments.
 # FUZZ_SECONDS (default 60) bounds the fuzzer. Needs root (apt, chroots):
 # it asks sudo otherwise.
 set -u
@@ -14,6 +18,7 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
+. tests/tap.sh
 mkdir -p build
 log=build/test.log
 logs=build/suite-logs
@@ -27,19 +32,34 @@ started=0	# suites started, and printed
 printed=0
 pooled=()	# the suites that take a slot
 failures=()	# the suites that ended in failure, for the summary
+t_start=$SECONDS
 # an interrupted run stops its suites too
 trap 'kill $(jobs -p) 2>/dev/null' EXIT
 
-suite() {	# suite NAME COMMAND...: one suite, framed, with its time
-	local t0=$SECONDS rc
+# The variables that make a run test less than all; each set one is named
+# at the start and at the end, and CI must set none.
+narrowed=
+for v in GUEST_ONLY GUEST_TIMEOUT UTF8VAL_QUICK UTF8VAL_SHARED \
+	 UTF8VAL_VECTOR_ONLY FUZZ_SECONDS CROSS_FUZZ_SECONDS; do
+	[ -z "${!v+x}" ] || narrowed+="${narrowed:+ }$v=${!v}"
+done
+[ -z "$narrowed" ] || echo "# narrowed by $narrowed" | tee -a "$log"
+
+suite() {	# suite NAME LEAST COMMAND...: one suite, framed, with its
+		# time; it fails unless it runs LEAST tests or more, or, for
+		# LEAST "plan", all the tests of the one plan it prints
+	local t0=$SECONDS rc checked
 
 	echo "# ==== $1"
-	"${@:2}" 2>&1
-	rc=$?
+	if [ "$2" = plan ]; then
+		"${@:3}" 2>&1 | awk -v name="$1" -v keep=1 "$TAP_CHECK"
+	else
+		"${@:3}" 2>&1 | awk -v name="$1" -v least="$2" "$TAP_LEAST"
+	fi
+	rc=${PIPESTATUS[0]} checked=${PIPESTATUS[1]}
 	echo "# ---- $((SECONDS - t0)) s"
-	return $rc
+	[ "$rc" -eq 0 ] && [ "$checked" -eq 0 ]
 }
-
 after() {	# after N COMMAND...: once suite N has ended
 	while [ ! -f "$logs/$1.rc" ]; do
 		sleep 2
@@ -113,8 +133,8 @@ drain() {	# wait for every suite started, printing each
 }
 
 if ! scripts/install-deps host fuzz cross guest static deb debug; then
-	echo "not ok - installing dependencies"
-	echo "0 passed, 1 failed"
+	echo "not ok - installing dependencies" | tee -a "$log"
+	echo "0 passed, 1 failed, 0 skipped"
 	exit 1
 fi
 # the library first: the first suites all link it
@@ -123,45 +143,50 @@ if ! make -s lib >build/lib.log 2>&1; then
 	echo "not ok - make lib" | tee -a "$log"
 fi
 
+# Each suite's least count (the second word of suite) is a floor under
+# what it runs today on every CPU of this kind; the plans inside are
+# checked exactly (tests/tap.sh's run, scripts/guest/run).
 # Downloads and chroots the guests share: mostly waiting on the network,
-# so beside the two slots.
-launch suite "the guests' kernels, chroots and programs" scripts/guest/prepare
+# so beside the two slots. Steps, not tests: 0.
+launch suite "the guests' kernels, chroots and programs" 0 scripts/guest/prepare
 prepared=$started
 # The detector kernels, 6.12 from Debian's source (tinyconfig, a few
-# minutes each): KASAN, UBSAN, lockdep, kmemleak, KFENCE and KUnit; KCSAN
-# (which excludes KASAN). Built beside the other suites; their guests run
-# alone, below.
+# minutes each): KASAN, UBSAN, lockdep, kmemleak, KFENCE, fault injection
+# and KUnit; KCSAN (which excludes KASAN). Built beside the other suites;
+# their guests run alone, below.
 for flavour in debug kcsan; do
-	start suite "the $flavour kernel builds" sh -c "
+	start suite "the $flavour kernel builds" 0 sh -c "
 		scripts/guest/build-debug-kernel $flavour >/dev/null &&
-		echo 'ok - $flavour: the kernel builds' ||
+		echo '# $flavour: the kernel builds' ||
 		echo 'not ok - $flavour: the kernel builds'"
 done
-start suite "host tests: 3 build variants" make -s test
-start suite "fuzzing" make -s fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
+start suite "host tests: 3 build variants" 300 make -s test
+start suite "fuzzing" 1 make -s fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
 fuzzed=$started
-start suite "static checks" scripts/static-checks
-start suite "Debian packages: build, lintian, install, DKMS" tests/test_debian.sh
+start suite "static checks" plan scripts/static-checks
+start suite "Debian packages: build, lintian, install, DKMS" plan tests/test_debian.sh
 packaged=$started
 # arm64 (NEON), riscv64 (RVV), s390x (big-endian), armhf and i686
 # (32-bit), in qemu-user, the fuzz target from the corpus the fuzzer
 # above grew
 for triplet in riscv64-linux-gnu s390x-linux-gnu aarch64-linux-gnu arm-linux-gnueabihf i686-linux-gnu; do
-	start after $fuzzed suite "host tests on $triplet" scripts/cross-tests "$triplet"
+	start after $fuzzed suite "host tests on $triplet" 30 scripts/cross-tests "$triplet"
 done
 # Every Debian kernel (scripts/guest/kernels): the whole guest suite on
 # the oldest and newest of each architecture, the short one between.
+# (scripts/guest/run checks that each suite it put in the guest ran
+# whole.)
 . scripts/guest/kernel-row.sh
 for series in $(kernel_series full); do
-	start after $prepared suite "guest: Debian $series kernel in qemu" \
+	start after $prepared suite "guest: Debian $series kernel in qemu" 100 \
 		scripts/guest/run "$series" test
 done
 for series in $(kernel_series short); do
-	start after $prepared suite "guest: Debian $series kernel in qemu, short suite" \
+	start after $prepared suite "guest: Debian $series kernel in qemu, short suite" 8 \
 		scripts/guest/run "$series" short
 done
 for series in $(kernel_series build); do
-	start after $prepared suite "Debian $series: the module builds" sh -c "
+	start after $prepared suite "Debian $series: the module builds" 1 sh -c "
 		scripts/guest/build-module $series >/dev/null &&
 		echo 'ok - $series: module builds with W=1 and sparse, no warning' ||
 		echo 'not ok - $series: module builds with W=1 and sparse, no warning'"
@@ -170,27 +195,40 @@ done
 # settings, and the BPF sample on a kernel booted without the BPF LSM: it
 # must say so.
 for series in 6.1 6.12; do
-	start after $packaged suite "guest: Debian $series with the module DKMS built" \
+	start after $packaged suite "guest: Debian $series with the module DKMS built" 8 \
 		scripts/guest/run "$series" dkms
 done
-start after $prepared suite "guest: Debian 6.12 without the BPF LSM" \
+start after $prepared suite "guest: Debian 6.12 without the BPF LSM" 5 \
 	env GUEST_ONLY=utf8names scripts/guest/run 6.12 nolsm
 # The detector kernels' guests, alone on the machine: the suites, then
 # one failing run per injected bug, to prove each detector is live.
-alone suite "guest: debug kernel with every detector" scripts/guest/run debug test
-alone suite "guest: KCSAN kernel" scripts/guest/run kcsan test
-alone suite "guest: the detectors are live" scripts/guest/prove-detectors
+alone suite "guest: debug kernel with every detector" 150 scripts/guest/run debug test
+alone suite "guest: KCSAN kernel" 60 scripts/guest/run kcsan test
+alone suite "guest: the detectors are live" 12 scripts/guest/prove-detectors
 drain
-suite "the README's Supported kernels table" scripts/guest/kernel-table --check |
+suite "the README's Supported kernels table" 1 scripts/guest/kernel-table --check |
 	tee -a "$log"
 rc=${PIPESTATUS[0]}
 if [ "$rc" -ne 0 ]; then
 	status=1
 	failures+=("the README's Supported kernels table (exit $rc)")
 fi
+if [ -n "$narrowed" ] && [ -n "${CI:-}" ]; then
+	echo "not ok - CI runs everything: narrowed by $narrowed" | tee -a "$log"
+fi
 
-passed=$(grep -c '^ok ' "$log")
-failed=$(grep -c '^not ok ' "$log")
+# Where the time went: each suite's, the longest first, and the whole.
+echo "# ==== times"
+for f in "$logs"/*.out; do
+	awk 'NR == 1 { sub(/^# ==== /, ""); name = $0 }
+	     /^# ---- [0-9]+ s$/ { t = $3 }
+	     END { if (name != "") printf "%6d s  %s\n", t, name }' "$f"
+done | sort -rn | sed 's/^/# /'
+echo "# whole run: $((SECONDS - t_start)) s"
+[ -z "$narrowed" ] || echo "# narrowed by $narrowed"
+
+set -- $(awk "$TAP_COUNT" "$log")
+passed=$1 failed=$2 skipped=$3
 # CI shows only the end of the output: repeat what failed there (a
 # suite may fail with status 0 and a 'not ok', or the reverse).
 if [ "$failed" -gt 0 ] || [ ${#failures[@]} -gt 0 ]; then
@@ -200,5 +238,5 @@ if [ "$failed" -gt 0 ] || [ ${#failures[@]} -gt 0 ]; then
 fi
 # A suite that failed without saying which test still fails the run.
 [ "$status" -ne 0 ] && [ "$failed" -eq 0 ] && failed=1
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
