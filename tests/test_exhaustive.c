@@ -275,9 +275,10 @@ int main(void)
 			    "every flag combination";
 
 	/*
-	 * UTF8VAL_VECTOR_ONLY (scripts/cross-tests, riscv64): the scalar
-	 * code's run is another 64-bit little-endian target's (aarch64's),
-	 * the same code; under emulation it took 4 minutes more.
+	 * UTF8VAL_VECTOR_ONLY (scripts/cross-tests, aarch64 and riscv64):
+	 * the scalar code's run is another 64-bit little-endian target's
+	 * (the x86-64 host's), the same code; under emulation it takes
+	 * minutes more.
 	 */
 	const char *vector_only = getenv("UTF8VAL_VECTOR_ONLY");
 
@@ -305,6 +306,10 @@ int main(void)
 		   which, bad);
 vector:
 	bad = vector_paths_at_a_block_boundary(&paths);
+	if (!paths) {
+		tap_result(true, "inputs across vector blocks # SKIP this CPU runs no vector path");
+		return tap_finish();
+	}
 	tap_result(!bad, "all inputs of up to 2 or 3 bytes%s across block and group boundaries and in the tail at a guard page, %u vector paths against the scalar path: %lu mismatches",
 		   quick_run() ? " (quick: of 3, one byte over all values, the others at the ranges' edges)" : "",
 		   paths, bad);
