@@ -164,6 +164,9 @@ start suite "host tests: 3 build variants" 300 make -s test
 start suite "fuzzing" 1 make -s fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
 fuzzed=$started
 start suite "static checks" plan scripts/static-checks
+# plausible bugs planted in the core, each of which the host tests must
+# catch, so that a weakened test shows
+start suite "mutants of the core" plan scripts/mutants --quick
 start suite "Debian packages: build, lintian, install, DKMS" plan tests/test_debian.sh
 packaged=$started
 # arm64 (NEON), riscv64 (RVV), s390x (big-endian), armhf and i686
