@@ -4,7 +4,7 @@
 # carries a copy in /selftests): sourced by the host's shell tests, the
 # guest's shell suites and the runners of test programs.
 #
-# A test sets TAP_PREFIX, calls result (or expect) for each check and
+# A test sets TAP_PREFIX, calls result (or expect, or skip) for each check and
 # tap_done at the end (its status is the run's). A runner calls run for each program;
 # status becomes 1 if any failed.
 n=0
@@ -21,6 +21,11 @@ result() {	# result STATUS NAME [DETAIL]: STATUS 0 passes
 		[ -z "${3:-}" ] || printf '%s\n' "$3" | tail -40 | sed 's/^/#   /'
 		failed=$((failed + 1))
 	fi
+}
+
+skip() {	# skip NAME REASON: a test not run, counted as a skip
+	n=$((n + 1))
+	echo "ok $n - $TAP_PREFIX$1 # SKIP $2"
 }
 
 expect() {	# expect NAME WANT GOT: passes if GOT is WANT

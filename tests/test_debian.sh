@@ -229,7 +229,7 @@ installed() { dpkg-query -W -f='${Status}\n' "$1" 2>/dev/null | grep -q ' instal
 if [ -z "$abi61" ] || [ ! -d "$kernel61" ]; then
 	result 1 "fetch Debian's 6.1 headers for the DKMS install test" ""
 elif [ "$abi61" = "$(uname -r)" ] || installed "$headers"; then
-	echo "ok - deb: DKMS through apt # SKIP $headers is already installed here (the test would remove it)"
+	skip "DKMS through apt" "$headers is already installed here (the test would remove it)"
 else
 	debs=$work/headers-debs
 	mkdir -p "$debs"
