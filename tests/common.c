@@ -256,13 +256,16 @@ static bool on_each_path(const struct comparison *c,
 
 		for (int p = 0; p < NR_UTF8VAL_PATHS; p++) {
 			path_tried = utf8val_simd_select(p);
-			if ((int)path_tried == p)
+			if ((int)path_tried == p) {
+				path_compared(p);
 				ok &= fn(c);
+			}
 		}
 		utf8val_simd_select(-1);
 		return ok;
 	}
 	path_tried = UTF8VAL_PATH_SCALAR;
+	path_compared(UTF8VAL_PATH_SCALAR);
 	return fn(c);
 }
 
@@ -280,6 +283,35 @@ bool compare_all(const u8 *buf, size_t len, unsigned int flags,
 
 	ref_validate(buf, len, flags, &want);
 	return on_each_path(&c, compare_one_path);
+}
+
+static unsigned long compared_on[NR_UTF8VAL_PATHS];
+
+void path_compared(int path)
+{
+	compared_on[path]++;
+}
+
+/*
+ * One result for each vector path of the build: compared, or not though
+ * the CPU can run it (a failure), or a skip where the CPU cannot run it.
+ * A vector path is tested only where some CPU runs it, so each run says
+ * which it tested. (The scalar path runs everywhere.)
+ */
+void report_paths(const char *against)
+{
+	for (int p = UTF8VAL_PATH_SCALAR + 1; p < NR_UTF8VAL_PATHS; p++) {
+		const char *name = utf8val_path_name(p);
+		bool runs = (int)utf8val_simd_select(p) == p;
+
+		if (runs)
+			tap_result(compared_on[p] > 0,
+				   "the %s path, which this CPU runs, compared with %s: %lu inputs",
+				   name, against, compared_on[p]);
+		else
+			tap_result(true, "the %s path # SKIP this CPU cannot run it", name);
+	}
+	utf8val_simd_select(-1);
 }
 
 #ifndef UTF8VAL_TREE_SHARED

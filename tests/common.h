@@ -51,6 +51,13 @@ extern unsigned long compare_failures;
 void print_result(const char *who, const struct utf8val_result *r);
 void print_bytes(const u8 *buf, size_t len);
 
+/* Counts an input compared on @path (an enum utf8val_path); report_paths()
+ * says, for each vector path of the build, whether it was compared (with
+ * @against), and skips those the CPU cannot run.
+ */
+void path_compared(int path);
+void report_paths(const char *against);
+
 /* "../shared" beside the project, or NULL if it is absent. */
 const char *shared_dir(void);
 int shared_missing(const char *what, bool whole);

@@ -251,6 +251,7 @@ static unsigned long vector_paths_at_a_block_boundary(unsigned int *paths)
 		if ((int)utf8val_simd_select(p) != p)
 			continue;
 		++*paths;
+		path_compared(p);
 		for (size_t i = 0; i < ARRAY_SIZE(placements); i++)
 			for (unsigned int n = 1; n <= placements[i].max_n; n++)
 				bad += placed(p, n, &placements[i]);
@@ -310,6 +311,7 @@ vector:
 		tap_result(true, "inputs across vector blocks # SKIP this CPU runs no vector path");
 		return tap_finish();
 	}
+	report_paths("the scalar path");
 	tap_result(!bad, "all inputs of up to 2 or 3 bytes%s across block and group boundaries and in the tail at a guard page, %u vector paths against the scalar path: %lu mismatches",
 		   quick_run() ? " (quick: of 3, one byte over all values, the others at the ranges' edges)" : "",
 		   paths, bad);

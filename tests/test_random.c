@@ -312,5 +312,6 @@ int main(void)
 	bad = for_all_flags(uniform, NULL);
 	tap_result(!bad, "64 KiB runs of 1- to 6-byte characters, every flag combination: %lu mismatches",
 		   bad);
+	report_paths("the reference");
 	return tap_finish();
 }
