@@ -132,7 +132,7 @@ drain() {	# wait for every suite started, printing each
 	done
 }
 
-if ! scripts/install-deps host fuzz cross guest static deb debug; then
+if ! scripts/install-deps host fuzz cross guest static deb debug uml; then
 	echo "not ok - installing dependencies" | tee -a "$log"
 	echo "0 passed, 1 failed, 0 skipped"
 	exit 1
@@ -161,6 +161,9 @@ for flavour in debug kcsan; do
 		echo 'not ok - $flavour: the kernel builds'"
 done
 start suite "host tests: 3 build variants" 300 make -s test
+# KUnit in UML, which runs on this CPU: its vector paths in kernel
+# context (the guests' emulated CPUs have no AVX-512)
+start suite "KUnit under UML: this CPU's paths in kernel context" 10 scripts/kunit-uml
 start suite "fuzzing" 1 make -s fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
 fuzzed=$started
 start suite "static checks" plan scripts/static-checks
