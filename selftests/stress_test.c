@@ -2,7 +2,8 @@
 /*
  * /dev/utf8val against hostile user space, in the guest (the debug kernel
  * runs it with KASAN, lockdep and kmemleak watching): a fault injected at
- * every fault site of every system call path, threads racing on one file,
+ * every fault site of every system call path, of the sysfs files and of
+ * the module's load, threads racing on one file,
  * processes with files of their own, open/close storms, thousands of files
  * charged to the opener's memory cgroup, and the largest write the VFS
  * allows, whole and interrupted. Every answer is checked against the
@@ -23,6 +24,7 @@
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -142,8 +144,14 @@ static bool fail_nth_injected(void)
 	return n > 0 && atoi(buf) == 0;
 }
 
-/* 3 pages of valid text across page boundaries, newlines included. */
-static u8 text[3 * 4096 + 100];
+/*
+ * Valid text, newlines included: a write of its first few bytes, of 3
+ * pages and more across page boundaries, and of all of it (many of the
+ * module's copies and chunks).
+ */
+static u8 text[64 * 4096 + 100];
+#define SMALL_LEN	5
+#define PAGES_LEN	(3 * 4096 + 100)
 
 static void fill_text(void)
 {
@@ -161,11 +169,18 @@ static void fill_text(void)
 	}
 }
 
-enum path { P_OPEN, P_WRITE, P_READ, P_GET_VERDICT, P_SET_FLAGS, P_RESET,
-	    P_VALIDATE, P_CLOSE, NR_PATHS };
+enum path { P_OPEN, P_WRITE_SMALL, P_WRITE, P_WRITE_HUGE, P_READ,
+	    P_GET_VERDICT, P_SET_FLAGS, P_RESET, P_VALIDATE, P_CLOSE, NR_PATHS };
 
-static const char *const path_names[] = { "open", "write", "read",
+static const char *const path_names[] = { "open", "small write",
+	"pages write", "huge write", "read",
 	"GET_VERDICT", "SET_FLAGS", "RESET", "VALIDATE", "close" };
+
+static size_t write_len(enum path path)
+{
+	return path == P_WRITE_SMALL ? SMALL_LEN :
+	       path == P_WRITE ? PAGES_LEN : sizeof(text);
+}
 
 struct fault_run {
 	int fd;
@@ -194,7 +209,7 @@ static bool fault_step(struct __test_metadata *_metadata, enum path path,
 		       unsigned int n, bool *failed)
 {
 	struct utf8val_ioc_validate req = { .buf = (unsigned long)text,
-					    .len = sizeof(text) };
+					    .len = PAGES_LEN };
 	struct utf8val_ioc_flags fl = { .flags = UTF8VAL_REJECT_NUL };
 	struct utf8val_ioc_verdict v;
 	struct fault_run r;
@@ -212,8 +227,10 @@ static bool fault_step(struct __test_metadata *_metadata, enum path path,
 	case P_OPEN:
 		ret = open(DEV, O_RDWR);
 		break;
+	case P_WRITE_SMALL:
 	case P_WRITE:
-		ret = write(r.fd, text, sizeof(text));
+	case P_WRITE_HUGE:
+		ret = write(r.fd, text, write_len(path));
 		break;
 	case P_READ:
 		ret = read(r.fd, line, sizeof(line));
@@ -253,12 +270,14 @@ static bool fault_step(struct __test_metadata *_metadata, enum path path,
 		if (ret >= 0)
 			close(ret);
 		break;
+	case P_WRITE_SMALL:
 	case P_WRITE:
+	case P_WRITE_HUGE:
 		/* Whole pages went in before the failed copy, none after. */
 		EXPECT_EQ(ret < 0 ? -err : ret,
 			  model_write(&r.m, text, ret < 0 ? 0 : ret,
-				      sizeof(text)));
-		if (ret >= 0 && ret < (long)sizeof(text))
+				      write_len(path)));
+		if (ret >= 0 && ret < (long)write_len(path))
 			EXPECT_EQ(0, ret % 4096);
 		break;
 	case P_READ:
@@ -273,7 +292,7 @@ static bool fault_step(struct __test_metadata *_metadata, enum path path,
 		break;
 	case P_VALIDATE:
 		if (ret == 0) {
-			EXPECT_EQ(sizeof(text), req.valid_up_to);
+			EXPECT_EQ(PAGES_LEN, req.valid_up_to);
 			EXPECT_EQ(UTF8VAL_OK, req.error);
 		}
 		break;
@@ -294,17 +313,44 @@ static bool fault_step(struct __test_metadata *_metadata, enum path path,
 	return injected;
 }
 
-TEST(a_fault_at_every_site_of_every_path)
+/*
+ * Arms fail-nth for this thread, with every fault type it drives failing
+ * GFP_KERNEL requests and order-0 pages too, quietly. False if the kernel
+ * has no fault injection (Debian's): the caller skips.
+ */
+static bool fault_injection_ready(struct __test_metadata *_metadata)
 {
+	static const char *const knobs[][2] = {
+		{ "failslab/ignore-gfp-wait", "N" },
+		{ "failslab/verbose", "0" },
+		{ "fail_page_alloc/ignore-gfp-wait", "N" },
+		{ "fail_page_alloc/min-order", "0" },
+		{ "fail_page_alloc/verbose", "0" },
+		{ "fail_usercopy/verbose", "0" },
+	};
+	char path[128];
+
 	if (access("/sys/kernel/debug/failslab", F_OK))
 		mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
-	fail_nth = open("/proc/thread-self/fail-nth", O_RDWR);
-	if (fail_nth < 0 || access("/sys/kernel/debug/fail_usercopy", F_OK))
-		SKIP(return, "no fail-nth, failslab or fail_usercopy (CONFIG_FAULT_INJECTION)");
-	/* GFP_KERNEL allocations too, and no stack dump per fault */
-	ASSERT_EQ(0, write_file("/sys/kernel/debug/failslab/ignore-gfp-wait", "N"));
-	ASSERT_EQ(0, write_file("/sys/kernel/debug/failslab/verbose", "0"));
-	ASSERT_EQ(0, write_file("/sys/kernel/debug/fail_usercopy/verbose", "0"));
+	if (fail_nth < 0)
+		fail_nth = open("/proc/thread-self/fail-nth", O_RDWR);
+	if (fail_nth < 0 || access("/sys/kernel/debug/fail_usercopy", F_OK) ||
+	    access("/sys/kernel/debug/fail_page_alloc", F_OK))
+		return false;
+	for (size_t i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++) {
+		snprintf(path, sizeof(path), "/sys/kernel/debug/%s", knobs[i][0]);
+		EXPECT_EQ(0, write_file(path, knobs[i][1]));
+	}
+	return true;
+}
+
+#define NO_FAULT_INJECTION \
+	"no fail-nth, failslab, fail_page_alloc or fail_usercopy (CONFIG_FAULT_INJECTION)"
+
+TEST(a_fault_at_every_site_of_every_path)
+{
+	if (!fault_injection_ready(_metadata))
+		SKIP(return, NO_FAULT_INJECTION);
 	fill_text();
 
 	for (enum path p = 0; p < NR_PATHS; p++) {
@@ -323,7 +369,144 @@ TEST(a_fault_at_every_site_of_every_path)
 		if (p != P_RESET && p != P_CLOSE)
 			EXPECT_LT(0, failures);
 	}
-	close(fail_nth);
+}
+
+/*
+ * One read of a sysfs file, or one write of what it holds, with the Nth
+ * fault armed: it fails with ENOMEM or EFAULT, or gives what it gave with
+ * no fault. Returns whether a fault was injected; counts failures.
+ */
+static bool sysfs_fault_step(struct __test_metadata *_metadata,
+			     const char *path, const char *want, bool write,
+			     unsigned int n, unsigned int *failures)
+{
+	char got[4096] = "";
+	ssize_t ret = -1;
+	bool injected;
+	int fd, err;
+
+	fail_nth_arm(n);
+	fd = open(path, write ? O_WRONLY : O_RDONLY);
+	if (fd >= 0) {
+		ret = write ? pwrite(fd, want, strlen(want), 0) :
+			      pread(fd, got, sizeof(got) - 1, 0);
+		err = errno;
+		close(fd);
+	} else {
+		err = errno;
+	}
+	injected = fail_nth_injected();
+	if (ret < 0) {
+		++*failures;
+		if (err != ENOMEM && err != EFAULT)
+			TH_LOG("%s, fault %u: unexpected %s", path, n, strerror(err));
+		EXPECT_TRUE(err == ENOMEM || err == EFAULT);
+		EXPECT_TRUE(injected);
+	} else if (!write) {
+		if (strcmp(want, got))
+			TH_LOG("%s, fault %u: read \"%s\", want \"%s\"", path, n, got, want);
+		EXPECT_STREQ(want, got);
+	}
+	return injected;
+}
+
+/*
+ * The sysfs files: each counter and list read, and the path parameter
+ * written with the value it holds, failed at every site; the content is
+ * what it was (nothing validates meanwhile).
+ */
+TEST(a_fault_at_every_site_of_the_sysfs_files)
+{
+	static const char *const files[] = {
+		"/sys/class/misc/utf8val/bytes",
+		"/sys/class/misc/utf8val/open_streams",
+		"/sys/class/misc/utf8val/simd_paths",
+		"/sys/class/misc/utf8val/verdicts/valid",
+		"/sys/class/misc/utf8val/verdicts/overlong",
+		"/sys/module/utf8val/parameters/simd",
+	};
+
+	if (!fault_injection_ready(_metadata))
+		SKIP(return, NO_FAULT_INJECTION);
+	for (size_t f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
+		/* the parameter also written, with its own value */
+		for (int write = 0; write <= (f == 5); write++) {
+			char want[4096] = "";
+			unsigned int n, failures = 0;
+			int fd = open(files[f], O_RDONLY);
+
+			ASSERT_LE(0, fd);
+			ASSERT_LT(0, read(fd, want, sizeof(want) - 1));
+			close(fd);
+			for (n = 1; n < 1000; n++)
+				if (!sysfs_fault_step(_metadata, files[f], want,
+						      write, n, &failures))
+					break;
+			TH_LOG("%s %s: %u fault sites, %u failed the call",
+			       write ? "write" : "read", files[f], n - 1, failures);
+			EXPECT_GT(1000, n);
+		}
+	}
+}
+
+/*
+ * The module's load, failed at every fault site it reaches (the loader's
+ * allocations and copies, the misc device, its sysfs groups, the kfuncs'
+ * registration where there is BPF): each failed load leaves nothing
+ * behind, no module, no device, no sysfs directory, and the load with no
+ * fault left works. kmemleak (at the end of the guest run) sees no leak.
+ */
+TEST(a_fault_at_every_site_of_the_load)
+{
+	unsigned int n, failures = 0, ok_with_fault = 0;
+	int ko = open("/lib/modules/utf8val.ko", O_RDONLY);
+	int fd;
+
+	if (!fault_injection_ready(_metadata))
+		SKIP(return, NO_FAULT_INJECTION);
+	ASSERT_LE(0, ko);
+	/* (nothing holds the module between suites) */
+	ASSERT_EQ(0, syscall(SYS_delete_module, "utf8val", O_NONBLOCK));
+	for (n = 1; n < 5000; n++) {
+		long ret;
+		bool injected;
+		int err;
+
+		fail_nth_arm(n);
+		ret = syscall(SYS_finit_module, ko, "", 0);
+		err = errno;
+		injected = fail_nth_injected();
+		if (!ret && !injected)
+			break;
+		if (!ret) {
+			/* a fault the load got around (a fallback) */
+			ok_with_fault++;
+			ASSERT_EQ(0, syscall(SYS_delete_module, "utf8val", O_NONBLOCK));
+			continue;
+		}
+		failures++;
+		if (err != ENOMEM && err != EFAULT)
+			TH_LOG("load, fault %u: unexpected %s", n, strerror(err));
+		EXPECT_TRUE(err == ENOMEM || err == EFAULT);
+		EXPECT_TRUE(injected);
+		EXPECT_NE(0, access("/sys/module/utf8val", F_OK));
+		EXPECT_NE(0, access("/sys/class/misc/utf8val", F_OK));
+		EXPECT_NE(0, access(DEV, F_OK));
+		if (!access("/sys/module/utf8val", F_OK)) {
+			TH_LOG("load, fault %u: the module stayed", n);
+			syscall(SYS_delete_module, "utf8val", O_NONBLOCK);
+		}
+	}
+	close(ko);
+	TH_LOG("load: %u fault sites, %u failed it, %u got around", n - 1,
+	       failures, ok_with_fault);
+	EXPECT_GT(5000, n);
+	EXPECT_LT(0, failures);
+	/* loaded, and at work */
+	fd = open(DEV, O_WRONLY);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(4, write(fd, "\xc3\xa9ok", 4));
+	close(fd);
 }
 
 /*
