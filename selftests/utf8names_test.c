@@ -1418,7 +1418,10 @@ static bool attack_expected(void)
 	return !strncmp(word, "yes", 3);
 }
 
-/* The suite stops short of the attack, because @why: a skip, or a failure where it was expected. */
+/*
+ * The suite stops short of the attack, because @why: a skip, or a failure
+ * where the attack was expected.
+ */
 static int no_attack(const char *why)
 {
 	if (attack_expected())

@@ -49,7 +49,7 @@ int main(void)
 	     !strcmp(utf8val_version(), UTF8VAL_VERSION_STRING);
 	chars = split(res.chars);
 	ok = ok && chars.hi == 0 && chars.lo == 7;
-	printf("%sok 1 - utf8val.h builds as %s beside a program's own u8, u64 and noinline, and links\n",
+	printf("%sok 1 - utf8val.h builds as %s beside a program's own u8, u64 and noinline, and links\n1..1\n",
 	       ok ? "" : "not ", LANGUAGE);
 	return !ok;
 }

@@ -6,7 +6,6 @@
 # Usage: test_cli.sh PATH_TO_UTF8VAL
 set -u
 cli=$1
-TAP_PREFIX="cli: "
 . "$(dirname "$0")/tap.sh"
 
 check() {	# check NAME EXPECTED_OUTPUT EXPECTED_STATUS BYTES [ARGS...]

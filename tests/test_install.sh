@@ -9,7 +9,6 @@
 # Usage: test_install.sh (from the top of the tree; builds what it needs)
 set -u
 . "$(dirname "$0")/tap.sh"
-TAP_PREFIX="install: "
 top=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
