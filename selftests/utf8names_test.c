@@ -1446,7 +1446,7 @@ int main(int argc, char **argv)
 		module = argv[2];
 	printf("TAP version 13\n");
 	if (access(loader, X_OK))
-		return no_attack("no loader here (the BPF sample is built for x86-64 and arm64)");
+		return no_attack("no loader here (built where the module has kfuncs, on x86-64 and arm64)");
 	if (access("/sys/kernel/btf/utf8val", F_OK))
 		return no_attack("utf8val.ko has no BTF, so no kfuncs, here");
 
