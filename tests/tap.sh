@@ -146,7 +146,7 @@ run() {
 	*)	status=1 ;;
 	esac
 	set -- $tap_rc
-	[ "$1" != checked ] || set -- "$3"	# (the order the two came in)
+	[ "$1" != checked ] || set -- "${3:-}"	# (the order the two came in)
 	if [ "${1:-1}" -ne 0 ]; then
 		echo "not ok - $tap_name: exited with status ${1:-unknown}"
 		status=1
