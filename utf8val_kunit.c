@@ -17,6 +17,7 @@
 #include <linux/module.h>
 #include <linux/random.h>
 #include <linux/prandom.h>
+#include <linux/sched/task.h>
 #include <linux/timekeeping.h>
 #include <linux/vmalloc.h>
 #if defined(CONFIG_X86_LOCAL_APIC) && !defined(CONFIG_UML)

@@ -341,7 +341,7 @@ static bool fault_injection_ready(struct __test_metadata *_metadata)
 	if (fail_nth < 0 || access("/sys/kernel/debug/fail_usercopy", F_OK) ||
 	    access("/sys/kernel/debug/fail_page_alloc", F_OK))
 		return false;
-	for (size_t i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(knobs); i++) {
 		snprintf(path, sizeof(path), "/sys/kernel/debug/%s", knobs[i][0]);
 		EXPECT_EQ(0, write_file(path, knobs[i][1]));
 	}
@@ -432,7 +432,7 @@ TEST(a_fault_at_every_site_of_the_sysfs_files)
 
 	if (!fault_injection_ready(_metadata))
 		SKIP(return, NO_FAULT_INJECTION);
-	for (size_t f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
+	for (size_t f = 0; f < ARRAY_SIZE(files); f++) {
 		/* the parameter also written, with its own value */
 		for (int write = 0; write <= (f == 5); write++) {
 			char want[4096] = "";

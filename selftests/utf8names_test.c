@@ -1425,7 +1425,7 @@ static bool attack_expected(void)
 static int no_attack(const char *why)
 {
 	if (attack_expected())
-		tap_result(false, "the whole attack, as the README's table says for this kernel: %s",
+		tap_result(false, "the whole attack, which the README's table says runs here: %s",
 			   why);
 	else
 		tap_result(true, "the attack # SKIP %s", why);
@@ -1446,7 +1446,7 @@ int main(int argc, char **argv)
 		module = argv[2];
 	printf("TAP version 13\n");
 	if (access(loader, X_OK))
-		return no_attack("no loader here (built where the module has kfuncs, on x86-64 and arm64)");
+		return no_attack("no loader (built where the module has kfuncs, x86-64 and arm64)");
 	if (access("/sys/kernel/btf/utf8val", F_OK))
 		return no_attack("utf8val.ko has no BTF, so no kfuncs, here");
 
