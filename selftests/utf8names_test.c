@@ -459,17 +459,25 @@ static bool can_attach_lsm(void)
 	return strcmp(u.machine, "aarch64") || major > 6 || (major == 6 && minor >= 4);
 }
 
+/* The first line of @path into @buf, or "" if it cannot be read. */
+static void first_line(const char *path, char *buf, int size)
+{
+	FILE *f = fopen(path, "r");
+
+	buf[0] = '\0';
+	if (f) {
+		if (!fgets(buf, size, f))
+			buf[0] = '\0';
+		fclose(f);
+	}
+}
+
 /* Is "bpf" in the active LSMs' list (securityfs mounted)? */
 static bool bpf_lsm_listed(void)
 {
-	char list[512] = "";
-	FILE *f = fopen("/sys/kernel/security/lsm", "r");
+	char list[512];
 
-	if (f) {
-		if (!fgets(list, sizeof(list), f))
-			list[0] = '\0';
-		fclose(f);
-	}
+	first_line("/sys/kernel/security/lsm", list, sizeof(list));
 	printf("# active LSMs: %s\n", list);
 	return strstr(list, "bpf");
 }
@@ -1407,14 +1415,9 @@ static bool mounted_tmpfs(const char *dir)
  */
 static bool attack_expected(void)
 {
-	char word[8] = "";
-	FILE *f = fopen("/selftests/utf8names.expect", "r");
+	char word[8];
 
-	if (f) {
-		if (!fgets(word, sizeof(word), f))
-			word[0] = '\0';
-		fclose(f);
-	}
+	first_line("/selftests/utf8names.expect", word, sizeof(word));
 	return !strncmp(word, "yes", 3);
 }
 
