@@ -179,7 +179,8 @@ for triplet in riscv64-linux-gnu s390x-linux-gnu aarch64-linux-gnu arm-linux-gnu
 	start after $fuzzed suite "host tests on $triplet" 40 scripts/cross-tests "$triplet"
 done
 # Every Debian kernel (scripts/guest/kernels): the whole guest suite on
-# the oldest and newest of each architecture, the short one between.
+# the oldest and newest amd64 kernels and the newest of each other
+# architecture, the short one on the rest.
 # (scripts/guest/run checks that each suite it put in the guest ran
 # whole.)
 . scripts/guest/kernel-row.sh
