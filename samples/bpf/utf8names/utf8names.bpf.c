@@ -16,19 +16,23 @@
  * threads (nfsd, ksmbd). The inode hooks see the file system the name
  * lands on: for a name made through overlayfs, the overlay's first, then
  * its upper layer's. (The path hooks would add nothing: every call that
- * reaches one reaches an inode hook.) btrfs makes subvolumes
- * and snapshots without any hook that sees the name: the file_ioctl hook
- * reads the name from the ioctl's argument (see check_subvolume() for
- * what that cannot see). A name that already exists
- * (rename over a file, RENAME_EXCHANGE) is not new and passes.
+ * reaches one but bcachefs's subvolume ioctl reaches an inode hook.)
+ * Three ioctls make a name no inode hook sees, each from the kernel's
+ * own copy of it: ocfs2's reflink, bcachefs's subvolume creation and
+ * btrfs's subvolumes and snapshots. For those the name is judged as the
+ * kernel function that looked it up returns (see the kernel's copies,
+ * below), and refused at the permission check that follows. A name that
+ * already exists (rename over a file, RENAME_EXCHANGE) is not new and
+ * passes.
  *
  * The copy of the name is the calling task's own (task storage): a
  * per-CPU buffer would be shared by tasks that preempt each other. If the
  * kernel cannot give the task its storage, the name is refused.
  *
- * The loader sets, before loading: audit (report, never refuse) and
- * some_fs (only names made on the file systems whose device numbers, as
- * the kernel keeps them in super_block.s_dev, are keys of guarded).
+ * The loader sets the map settings (utf8names.h): audit (report, never
+ * refuse) and some_fs (only names made on the file systems whose device
+ * numbers, as the kernel keeps them in super_block.s_dev, are keys of
+ * guarded). utf8names --reload changes both maps in place.
  */
 #include <stdbool.h>
 #include <linux/bpf.h>
@@ -41,6 +45,7 @@
 #include "utf8names.h"
 
 #define EACCES		13
+#define EPERM		1
 #define EFAULT		14
 #define ENOMEM		12
 #define ENAMETOOLONG	36
@@ -52,10 +57,10 @@
 #define BTRFS_IOC_SUBVOL_CREATE		0x5000940e	/* vol_args */
 #define BTRFS_IOC_SNAP_CREATE_V2	0x50009417	/* vol_args_v2 */
 #define BTRFS_IOC_SUBVOL_CREATE_V2	0x50009418	/* vol_args_v2 */
-#define BTRFS_VOL_NAME_AT		8	/* after __s64 fd */
-#define BTRFS_VOL_NAME_MAX		4088	/* BTRFS_PATH_NAME_MAX + 1 */
-#define BTRFS_VOL_V2_NAME_AT		56	/* fd, transid, flags, 4 words */
-#define BTRFS_VOL_V2_NAME_MAX		4040	/* BTRFS_SUBVOL_NAME_MAX + 1 */
+#define OCFS2_SUPER_MAGIC		0x7461636f
+#define BCACHEFS_SUPER_MAGIC		0xca451a4e
+#define BPF_FS_MAGIC			0xcafe4a11
+#define MAX_ERRNO			4095
 
 /*
  * The kernel's types, only the members read here: CO-RE finds them in the
@@ -65,6 +70,8 @@ struct super_block {
 	__u32 s_dev;
 	unsigned long s_magic;
 } __attribute__((preserve_access_index));
+
+struct dentry;
 
 struct inode {
 	struct super_block *i_sb;
@@ -82,11 +89,18 @@ struct qstr {
 } __attribute__((preserve_access_index));
 
 struct dentry {
+	struct dentry *d_parent;
 	struct qstr d_name;
 	struct inode *d_inode;
+	struct super_block *d_sb;
+} __attribute__((preserve_access_index));
+
+struct path {
+	struct dentry *dentry;
 } __attribute__((preserve_access_index));
 
 struct file {
+	struct path f_path;
 	struct inode *f_inode;
 } __attribute__((preserve_access_index));
 
@@ -96,8 +110,6 @@ struct task_struct {
 
 #define PF_KTHREAD	0x00200000	/* include/linux/sched.h, 5.10 to 7.3 */
 
-const volatile bool audit;
-const volatile bool some_fs;
 
 /*
  * Set by the loader to end the policy (on a signal, or utf8names
@@ -107,6 +119,19 @@ const volatile bool some_fs;
  * in_flight()).
  */
 bool detached;
+
+/* tasks with a refusal pending (see pendings): inode_permission's fast path */
+__u32 nr_pending;
+
+/* the number of links the loader made: --status counts their pins */
+__u32 nr_links;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct utf8names_settings);
+} settings SEC(".maps");
 
 /* the guarded file systems' s_dev (some_fs), filled before attaching */
 struct {
@@ -146,9 +171,19 @@ struct {
 
 char LICENSE[] SEC("license") = "GPL";
 
+/* What the policy does now; with no settings, it enforces everywhere. */
+static struct utf8names_settings now(void)
+{
+	struct utf8names_settings none = { 0 };
+	__u32 key = 0;
+	struct utf8names_settings *s = bpf_map_lookup_elem(&settings, &key);
+
+	return s ? *s : none;
+}
+
 static int refuse(int err)
 {
-	return audit ? 0 : err;
+	return now().audit ? 0 : err;
 }
 
 static bool on_our_fs(const struct super_block *sb)
@@ -157,7 +192,7 @@ static bool on_our_fs(const struct super_block *sb)
 
 	if (detached)
 		return false;
-	if (!some_fs)
+	if (!now().some_fs)
 		return true;
 	dev = BPF_CORE_READ(sb, s_dev);
 	return bpf_map_lookup_elem(&guarded, &dev);
@@ -226,7 +261,7 @@ static int check(struct utf8names_event *e, __u32 len, enum utf8names_op op,
 	 * Kernel threads get EACCES: nfsd has no answer for EILSEQ (it
 	 * warns, and tells the client EIO), nor has ksmbd.
 	 */
-	int verdict = audit ? 0 :
+	int verdict = now().audit ? 0 :
 		      bpf_get_current_task_btf()->flags & PF_KTHREAD ? -EACCES : -EILSEQ;
 	__u64 id;
 
@@ -364,56 +399,228 @@ int BPF_PROG(utf8names_inode_rename, struct inode *old_dir,
 	return leave(check_name(inode_sb(new_dir), new_dentry, UTF8NAMES_RENAME));
 }
 
-/* --- btrfs: subvolumes and snapshots ------------------------------------ */
+/* --- the kernel's copies: names no inode hook sees ----------------------- */
 
 /*
- * check_subvolume() - the verdict on the name of a subvolume or snapshot
- * that a btrfs ioctl on @file is to make. btrfs_mksubvol() calls no hook
- * that sees the name, so it is read here from the caller's argument, as
- * btrfs will read it: a string at @at, cut at @max - 1 bytes. btrfs
- * copies the argument again after this hook: a second thread of the
- * caller that rewrites the name in between is not seen (the loader lists
- * this route as one it cannot cover).
+ * Three ioctls make a name that no inode hook sees: ocfs2's
+ * OCFS2_IOC_REFLINK and bcachefs's BCH_IOCTL_SUBVOLUME_CREATE take the new
+ * path with user_path_create() (start_creating_user_path() from 6.18),
+ * which returns it from filename_create(); btrfs's subvolume and snapshot
+ * ioctls look their name up with lookup_one() (start_creating_killable()
+ * from 6.18). Each function returns the new, negative dentry, named with
+ * the kernel's own copy, which a second thread can no longer change; each
+ * caller then asks inode_permission() for the right to write in the
+ * parent folder before it makes the entry.
  *
- * Without faulting: a hook that sleeps on the caller's memory could be
- * kept waiting by a user (a mapping of a FUSE file whose server never
- * answers), holding up every sleepable BPF program's grace period. So a
- * name not in memory cannot be read, and is refused (EFAULT).
+ * So the file_ioctl hook arms the task for the first such dentry on the
+ * ioctl's file system; as the function returns it, its name is judged
+ * (and reported), and the refusal left pending for the task's next
+ * permission check on the parent folder, where the ioctl fails with it.
+ * A pending refusal ends there, at done_path_create() (end_creating_path()),
+ * or at the task's next ioctl, so that it cannot outlive its call. The
+ * loader attaches these programs to the functions the kernel has; where
+ * it has none, those ioctls are refused (EPERM), not left unchecked.
  */
-static int check_subvolume(struct file *file, unsigned int cmd,
-			   unsigned long arg)
+#define OCFS2_IOC_REFLINK		0x40186f04	/* reflink_arguments */
+#define BCH_IOCTL_SUBVOLUME_CREATE	0x4020bc10	/* bch_ioctl_subvolume */
+
+enum armed_for {
+	ARMED_NONE,
+	ARMED_PATH,	/* filename_create() in the ioctl's file system */
+	ARMED_LOOKUP,	/* lookup_one() in the ioctl's folder (btrfs) */
+};
+
+struct pending {
+	const struct inode *dir;	/* refuse the next check on it */
+	__s32 verdict;
+	__u32 armed;			/* enum armed_for */
+	const void *armed_in;		/* its super_block, or folder's dentry */
+	__u32 op;			/* the armed ioctl's */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct pending);
+} pendings SEC(".maps");
+
+/* set by the loader: this kernel has no function to see the copy with */
+const volatile bool path_blind;
+const volatile bool lookup_blind;
+
+static struct pending *pending_of_task(bool create)
+{
+	return bpf_task_storage_get(&pendings, bpf_get_current_task_btf(), NULL,
+				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+}
+
+/*
+ * become() - give @p its refusal pending on @dir and what it is @armed
+ * for, keeping nr_pending, the count of tasks with either, up to date.
+ */
+static void become(struct pending *p, const struct inode *dir, enum armed_for armed)
+{
+	bool was = p->dir || p->armed, is = dir || armed;
+
+	if (is && !was)
+		__sync_fetch_and_add(&nr_pending, 1);
+	else if (was && !is)
+		__sync_fetch_and_add(&nr_pending, -1);
+	p->dir = dir;
+	p->armed = armed;
+}
+
+/* The dentry a function returned, or NULL for an error. */
+static struct dentry *returned_dentry(void *ctx)
+{
+	__u64 ret;
+
+	if (bpf_get_func_ret(ctx, &ret) || !ret || ret >= (__u64)-MAX_ERRNO)
+		return NULL;
+	return (struct dentry *)ret;
+}
+
+/*
+ * judge_copy() - the verdict on @dentry, which a function returned in
+ * @ctx, if the task was armed for it (@armed, in what @in_of_dentry
+ * says): reported, and its refusal left pending on its folder.
+ */
+static void judge_copy(void *ctx, enum armed_for armed, bool in_folder)
+{
+	struct dentry *dentry;
+	struct pending *p;
+	const void *in;
+	int verdict;
+
+	if (!nr_pending)	/* (no task is armed: the common case) */
+		return;
+	p = pending_of_task(false);
+	if (!p || p->armed != armed)
+		return;
+	dentry = returned_dentry(ctx);
+	if (!dentry)
+		return;
+	in = in_folder ? (const void *)BPF_CORE_READ(dentry, d_parent) :
+			 (const void *)BPF_CORE_READ(dentry, d_sb);
+	if (in != p->armed_in)
+		return;
+	become(p, p->dir, ARMED_NONE);
+	enter();
+	verdict = check_name(BPF_CORE_READ(dentry, d_sb), dentry, p->op);
+	if (verdict) {
+		p->verdict = verdict;
+		become(p, BPF_CORE_READ(dentry, d_parent, d_inode), ARMED_NONE);
+	}
+	leave(0);
+}
+
+/* filename_create(), inside user_path_create() */
+SEC("fexit/filename_create")
+int BPF_PROG(utf8names_path_created)
+{
+	judge_copy(ctx, ARMED_PATH, false);
+	return 0;
+}
+
+/* lookup_one(), or start_creating_killable(): in btrfs_mksubvol() */
+SEC("fexit/lookup_one")
+int BPF_PROG(utf8names_looked_up)
+{
+	judge_copy(ctx, ARMED_LOOKUP, true);
+	return 0;
+}
+
+/* done_path_create(), or end_creating_path() */
+SEC("fentry/done_path_create")
+int BPF_PROG(utf8names_path_done)
+{
+	struct pending *p;
+
+	if (!nr_pending)
+		return 0;
+	p = pending_of_task(false);
+	if (p)
+		become(p, NULL, p->armed);
+	return 0;
+}
+
+/* the refusal pending on @inode for this task, if any; it ends here */
+SEC("lsm/inode_permission")
+int BPF_PROG(utf8names_inode_permission, struct inode *inode, int mask, int ret)
+{
+	struct pending *p;
+	int verdict;
+
+	if (ret || !nr_pending)
+		return ret;
+	p = pending_of_task(false);
+	if (!p || !p->dir || p->dir != inode)
+		return 0;
+	enter();
+	verdict = detached ? 0 : p->verdict;
+	become(p, NULL, p->armed);
+	if (verdict < -MAX_ERRNO || verdict > 0)	/* (for the verifier) */
+		verdict = -EACCES;
+	return leave(verdict);
+}
+
+/*
+ * The ioctl @cmd on @file: arm the task if it makes a name only the
+ * kernel's copy shows, ending what an earlier ioctl left pending.
+ */
+static int arm(struct file *file, unsigned int cmd)
 {
 	const struct super_block *sb = BPF_CORE_READ(file, f_inode, i_sb);
-	struct utf8names_event *e;
-	enum utf8names_op op;
-	__u32 at, max;
-	long n;
+	enum armed_for armed = ARMED_NONE;
+	enum utf8names_op op = UTF8NAMES_SNAPSHOT;
+	unsigned long magic, want = 0;
+	struct pending *p;
 
 	switch (cmd) {
 	case BTRFS_IOC_SUBVOL_CREATE:
-	case BTRFS_IOC_SNAP_CREATE:
-		at = BTRFS_VOL_NAME_AT;
-		max = BTRFS_VOL_NAME_MAX;
-		break;
 	case BTRFS_IOC_SUBVOL_CREATE_V2:
-	case BTRFS_IOC_SNAP_CREATE_V2:
-		at = BTRFS_VOL_V2_NAME_AT;
-		max = BTRFS_VOL_V2_NAME_MAX;
+		op = UTF8NAMES_SUBVOLUME;
+		want = BTRFS_SUPER_MAGIC;
+		armed = ARMED_LOOKUP;
 		break;
-	default:
-		return 0;
+	case BTRFS_IOC_SNAP_CREATE:
+	case BTRFS_IOC_SNAP_CREATE_V2:
+		want = BTRFS_SUPER_MAGIC;
+		armed = ARMED_LOOKUP;
+		break;
+	case OCFS2_IOC_REFLINK:
+		op = UTF8NAMES_REFLINK;
+		want = OCFS2_SUPER_MAGIC;
+		armed = ARMED_PATH;
+		break;
+	case BCH_IOCTL_SUBVOLUME_CREATE:
+		op = UTF8NAMES_SUBVOLUME;
+		want = BCACHEFS_SUPER_MAGIC;
+		armed = ARMED_PATH;
+		break;
 	}
-	op = cmd == BTRFS_IOC_SUBVOL_CREATE || cmd == BTRFS_IOC_SUBVOL_CREATE_V2 ?
-	     UTF8NAMES_SUBVOLUME : UTF8NAMES_SNAPSHOT;
-	if (BPF_CORE_READ(sb, s_magic) != BTRFS_SUPER_MAGIC || !on_our_fs(sb))
+	magic = BPF_CORE_READ(sb, s_magic);
+	if (armed && (magic != want || !on_our_fs(sb)))
+		armed = ARMED_NONE;
+	if (!armed && !nr_pending)
 		return 0;
-	e = record();
-	if (!e)
+	p = pending_of_task(armed);
+	if (p)
+		become(p, NULL, ARMED_NONE);
+	if (!armed)
+		return 0;
+	if (armed == ARMED_PATH ? path_blind : lookup_blind)
+		return refuse(-EPERM);
+	if (!p) {
+		count(UTF8NAMES_UNCHECKED);
 		return refuse(-ENOMEM);
-	n = bpf_probe_read_user_str(e->name, max, (const void *)(arg + at));
-	if (n <= 0)
-		return refuse(-EFAULT);
-	return check(e, n - 1, op, false);
+	}
+	p->armed_in = armed == ARMED_PATH ? (const void *)sb :
+		      (const void *)BPF_CORE_READ(file, f_path.dentry);
+	p->op = op;
+	become(p, NULL, armed);
+	return 0;
 }
 
 SEC("lsm/file_ioctl")
@@ -423,7 +630,7 @@ int BPF_PROG(utf8names_file_ioctl, struct file *file, unsigned int cmd,
 	if (ret)
 		return ret;
 	enter();
-	return leave(check_subvolume(file, cmd, arg));
+	return leave(arm(file, cmd));
 }
 
 /* 32-bit callers, where the kernel has a hook of their own */
@@ -434,5 +641,5 @@ int BPF_PROG(utf8names_file_ioctl_compat, struct file *file, unsigned int cmd,
 	if (ret)
 		return ret;
 	enter();
-	return leave(check_subvolume(file, cmd, arg));
+	return leave(arm(file, cmd));
 }

@@ -11,6 +11,8 @@
  *	process ends; --follow prints refusals meanwhile, as below
  *   utf8names --follow	print a pinned policy's refusals until a signal
  *   utf8names --status	what a pinned policy does, and its counts
+ *   utf8names --reload [--audit] [--mount DIR]... [--config FILE]
+ *	give the pinned policy these settings, in place: no gap
  *   utf8names --detach	end a pinned policy
  *
  * --mount DIR limits it to the file system mounted at DIR (and so to each
@@ -24,13 +26,14 @@
  * ("audited" in audit mode). Messages go to standard error, starting with
  * what the policy checks and what it cannot, ending with the refusals not
  * printed (the ring buffer was full) or not written (see emit()). The
- * exit status is 0 after a signal or a done --pin, --status or --detach;
- * 1 when the policy cannot be loaded (no BPF LSM, utf8val.ko or its
- * kfuncs missing), is pinned or followed already, or the caller is not
- * root, when hooks still ran 5 s after the stop (the counts may miss
- * refusals), or --detach was interrupted; 2 on a usage error (a bad
- * configuration file too); 3 when --status, --follow or --detach find no
- * pinned policy.
+ * exit status is 0 after a signal or a done --pin, --reload or --detach,
+ * or --status of a whole policy (every link pinned, not detached); 1 when
+ * the policy cannot be loaded (no BPF LSM, utf8val.ko or its kfuncs
+ * missing), is pinned or followed already, is not whole (--status,
+ * --reload), or the caller is not root, when hooks still ran 5 s after
+ * the stop (the counts may miss refusals), or --detach was interrupted;
+ * 2 on a usage error (a bad configuration file too); 3 when --status,
+ * --follow, --reload or --detach find no pinned policy.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -72,6 +75,7 @@ static const char *const op_names[UTF8NAMES_NR_OPS] = {
 	[UTF8NAMES_RENAME] = "rename",
 	[UTF8NAMES_SUBVOLUME] = "subvolume",
 	[UTF8NAMES_SNAPSHOT] = "snapshot",
+	[UTF8NAMES_REFLINK] = "reflink",
 };
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -103,6 +107,7 @@ static void print_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: utf8names [--pin [--follow]] [--audit] [--mount DIR]... [--config FILE]\n"
+		"       utf8names --reload [--audit] [--mount DIR]... [--config FILE]\n"
 		"       utf8names --follow | --status | --detach\n"
 		"Refuse new file names that are not strict UTF-8 (RFC 3629) with EILSEQ,\n"
 		"and print each refusal, until SIGINT or SIGTERM.\n"
@@ -112,16 +117,18 @@ static void print_usage(FILE *f)
 		"  --pin          keep the policy after this process ends (/sys/fs/bpf/utf8names)\n"
 		"  --follow       print the pinned policy's refusals until SIGINT or SIGTERM\n"
 		"  --status       print what the pinned policy does, since when, and its counts\n"
+		"  --reload       give the pinned policy these settings, with no gap\n"
 		"  --detach       end the pinned policy\n"
 		"One line per refusal on standard output:\n"
 		"  refused op=mkdir pid=42 uid=0 comm=sh name=caf\\xe9 offset=3 len=1 error=incomplete\n"
 		"Needs root, utf8val.ko with its kfuncs and the BPF LSM (\"bpf\" in lsm=).\n"
-		"Exit status: 0 after SIGINT or SIGTERM, or a done --pin, --status or --detach;\n"
-		"1 if the policy cannot be loaded, is pinned or followed already, or the\n"
-		"caller is not root (--status, --follow, --detach), if hooks still ran 5 s\n"
-		"after a signal (the counts may miss refusals), or --detach was interrupted;\n"
-		"2 for a usage error or a DIR that is not a mount point; 3 if no policy is\n"
-		"pinned (--follow, --status, --detach).\n");
+		"Exit status: 0 after SIGINT or SIGTERM, or a done --pin, --reload or --detach,\n"
+		"or --status of a whole policy; 1 if the policy cannot be loaded, is pinned\n"
+		"or followed already, or the caller is not root (--status, --follow,\n"
+		"--reload, --detach), if the pinned policy is not whole (--status, --reload),\n"
+		"if hooks still ran 5 s after a signal (the counts may miss refusals), or\n"
+		"--detach was interrupted; 2 for a usage error or a DIR that is not a mount\n"
+		"point; 3 if no policy is pinned (--follow, --status, --reload, --detach).\n");
 }
 
 /* May this process load a BPF LSM program? Says why not, if not. */
@@ -586,6 +593,19 @@ static const char *const optional[][2] = {
 	{ "utf8names_file_ioctl_compat", "bpf_lsm_file_ioctl_compat" },
 };
 
+/*
+ * The kernel functions that return the dentries of names no inode hook
+ * sees, and end them (utf8names.bpf.c, "the kernel's copies"): each
+ * program attaches to the first of its functions this kernel has (6.18
+ * renamed two). Without its first two, ocfs2's reflink and bcachefs's
+ * subvolume ioctls are refused; without the third, btrfs's.
+ */
+static const char *const copies[][3] = {
+	{ "utf8names_path_created", "filename_create", NULL },
+	{ "utf8names_path_done", "end_creating_path", "done_path_create" },
+	{ "utf8names_looked_up", "start_creating_killable", "lookup_one" },
+};
+
 /* Is @func (a BPF LSM hook's attach point) in the kernel's BTF? */
 static bool kernel_has(const char *func)
 {
@@ -596,6 +616,44 @@ static bool kernel_has(const char *func)
 	return has;
 }
 
+/*
+ * Give the policy behind @settings_fd and @guarded_fd the settings @s,
+ * leaving no moment in which it checks less than both the old and the
+ * new: the new file systems are guarded first, those no longer guarded
+ * let go last. 0, or 1 having said why.
+ */
+static int apply(const struct settings *s, int settings_fd, int guarded_fd)
+{
+	struct utf8names_settings now = { .audit = s->audit, .some_fs = s->nr_mounts > 0 };
+	__u32 key = 0, dev, next;
+	bool wanted;
+	int i, n = 0;
+	__u8 one = 1;
+
+	for (i = 0; i < s->nr_mounts; i++)
+		if (bpf_map_update_elem(guarded_fd, &s->devs[i], &one, BPF_ANY)) {
+			fprintf(stderr, "utf8names: cannot guard %s: %s\n", s->mounts[i],
+				strerror(errno));
+			return 1;
+		}
+	if (bpf_map_update_elem(settings_fd, &key, &now, BPF_ANY)) {
+		fprintf(stderr, "utf8names: cannot change the policy's settings: %s%s\n",
+			strerror(errno), errno == EPERM ?
+			" (pinned by an older utf8names: detach it and pin it again)" : "");
+		return 1;
+	}
+	/* (deleting the key in hand: start the walk again after each) */
+	while (!bpf_map_get_next_key(guarded_fd, n ? &dev : NULL, &next)) {
+		dev = next;
+		n++;
+		for (wanted = false, i = 0; i < s->nr_mounts; i++)
+			wanted |= s->devs[i] == dev;
+		if (!wanted && !bpf_map_delete_elem(guarded_fd, &dev))
+			n = 0;
+	}
+	return 0;
+}
+
 /* Open and load the program with @s, leaving out a hook the kernel lacks. */
 static struct utf8names_bpf *load(const struct settings *s)
 {
@@ -603,19 +661,39 @@ static struct utf8names_bpf *load(const struct settings *s)
 	struct bpf_program *prog;
 	unsigned int i;
 	int err;
-	__u8 one = 1;
 
 	skel = utf8names_bpf__open();
 	if (!skel) {
 		fprintf(stderr, "utf8names: cannot open the BPF program: %s\n", strerror(errno));
 		return NULL;
 	}
-	skel->rodata->audit = s->audit;
-	skel->rodata->some_fs = s->nr_mounts > 0;
 	for (i = 0; i < ARRAY_SIZE(optional); i++) {
 		prog = bpf_object__find_program_by_name(skel->obj, optional[i][0]);
 		if (prog && !kernel_has(optional[i][1]))
 			bpf_program__set_autoload(prog, false);
+	}
+	for (i = 0; i < ARRAY_SIZE(copies); i++) {
+		const char *func = kernel_has(copies[i][1]) ? copies[i][1] :
+				   copies[i][2] && kernel_has(copies[i][2]) ? copies[i][2] : NULL;
+
+		prog = bpf_object__find_program_by_name(skel->obj, copies[i][0]);
+		if (func) {
+			bpf_program__set_attach_target(prog, 0, func);
+			continue;
+		}
+		bpf_program__set_autoload(prog, false);
+		if (i < 2)
+			skel->rodata->path_blind = true;
+		else
+			skel->rodata->lookup_blind = true;
+		fprintf(stderr, "utf8names: this kernel has no %s(): %s are refused (EPERM)\n",
+			copies[i][1], i < 2 ? "ocfs2 reflinks and bcachefs subvolumes" :
+			"btrfs subvolumes and snapshots");
+	}
+	/* (both or neither: the refusal pending must end) */
+	if (skel->rodata->path_blind) {
+		bpf_program__set_autoload(skel->progs.utf8names_path_created, false);
+		bpf_program__set_autoload(skel->progs.utf8names_path_done, false);
 	}
 	err = utf8names_bpf__load(skel);
 	if (err) {
@@ -623,13 +701,8 @@ static struct utf8names_bpf *load(const struct settings *s)
 			strerror(-err));
 		goto fail;
 	}
-	for (i = 0; i < (unsigned int)s->nr_mounts; i++)
-		if (bpf_map_update_elem(bpf_map__fd(skel->maps.guarded), &s->devs[i],
-					&one, BPF_ANY)) {
-			fprintf(stderr, "utf8names: cannot guard %s: %s\n", s->mounts[i],
-				strerror(errno));
-			goto fail;
-		}
+	if (apply(s, bpf_map__fd(skel->maps.settings), bpf_map__fd(skel->maps.guarded)))
+		goto fail;
 	return skel;
 fail:
 	utf8names_bpf__destroy(skel);
@@ -654,6 +727,7 @@ static int attach(struct utf8names_bpf *skel, struct bpf_link **links, int *nr)
 		}
 		(*nr)++;
 	}
+	skel->bss->nr_links = *nr;	/* what --status counts the pins of */
 	return 0;
 }
 
@@ -709,20 +783,81 @@ static int map_fd_by_name(struct utf8names_bpf *skel, const char *name)
 		return bpf_map__fd(skel->maps.guarded);
 	if (!strcmp(name, "state"))
 		return bpf_map__fd(skel->maps.bss);
-	return bpf_map__fd(skel->maps.rodata);
+	return bpf_map__fd(skel->maps.settings);
+}
+
+/* Remove @name in @dirfd and all under it, following no symlink. */
+static void remove_tree(int dirfd, const char *name, int depth)
+{
+	struct dirent *ent;
+	DIR *d;
+	int fd;
+
+	if (!unlinkat(dirfd, name, 0) || errno == ENOENT || depth > 16)
+		return;
+	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	d = fd >= 0 ? fdopendir(fd) : NULL;
+	while (d && (ent = readdir(d)))
+		if (strcmp(ent->d_name, ".") && strcmp(ent->d_name, ".."))
+			remove_tree(fd, ent->d_name, depth + 1);
+	if (d)
+		closedir(d);
+	else if (fd >= 0)
+		close(fd);
+	unlinkat(dirfd, name, AT_REMOVEDIR);
 }
 
 static void unpin_all(void)
 {
-	DIR *d = opendir(PIN_DIR);
-	struct dirent *ent;
+	remove_tree(AT_FDCWD, PIN_DIR, 0);
+}
 
-	while (d && (ent = readdir(d)))
-		if (ent->d_name[0] != '.')
-			unlinkat(dirfd(d), ent->d_name, 0);
-	if (d)
-		closedir(d);
-	rmdir(PIN_DIR);
+/*
+ * Whether PIN_DIR is a folder root made and no one else can change: a
+ * bpffs mounted without mode=0700 (busybox, OpenRC, many containers; not
+ * systemd) lets every user make the name first.
+ */
+static bool roots_alone(const struct stat *st)
+{
+	return S_ISDIR(st->st_mode) && !st->st_uid && !(st->st_mode & 077);
+}
+
+/*
+ * Make PIN_DIR, root's alone, or say why not. What a user made there
+ * first is removed (with the pins in it) and the folder made again: a
+ * folder this process made with mode 0700 no one else can enter, and in
+ * the sticky bpffs root no one else can remove or replace.
+ */
+static int make_pin_dir(void)
+{
+	struct stat st;
+	int tries;
+
+	for (tries = 0; tries < 10; tries++) {
+		if (!mkdir(PIN_DIR, 0700))
+			return 0;
+		if (errno != EEXIST) {
+			fprintf(stderr,
+				"utf8names: cannot make %s: %s (is bpffs mounted on /sys/fs/bpf?)\n",
+				PIN_DIR, strerror(errno));
+			return 1;
+		}
+		if (lstat(PIN_DIR, &st))
+			continue;	/* (gone again) */
+		if (roots_alone(&st)) {
+			fprintf(stderr,
+				"utf8names: a policy is pinned already (--status says what; --detach ends it)\n");
+			return 1;
+		}
+		fprintf(stderr,
+			"utf8names: removing %s, which uid %u made, not utf8names (every user may write in /sys/fs/bpf: mount it with mode=0700)\n",
+			PIN_DIR, (unsigned int)st.st_uid);
+		unpin_all();
+	}
+	fprintf(stderr,
+		"utf8names: another user makes %s again each time it is removed: mount bpffs on /sys/fs/bpf with mode=0700 (mount -o remount,mode=0700 /sys/fs/bpf)\n",
+		PIN_DIR);
+	return 1;
 }
 
 /*
@@ -735,16 +870,8 @@ static int pin(struct utf8names_bpf *skel, struct bpf_link **links, int nr)
 	unsigned int i;
 	int n;
 
-	if (mkdir(PIN_DIR, 0700)) {	/* (root's: nobody else may use it) */
-		if (errno == EEXIST)
-			fprintf(stderr,
-				"utf8names: a policy is pinned already (--status says what; --detach ends it)\n");
-		else
-			fprintf(stderr,
-				"utf8names: cannot make %s: %s (is bpffs mounted on /sys/fs/bpf?)\n",
-				PIN_DIR, strerror(errno));
+	if (make_pin_dir())
 		return 1;
-	}
 	/* the maps first: a pinned link is a policy --detach must find */
 	for (i = 0; i < ARRAY_SIZE(pinned_maps); i++) {
 		snprintf(path, sizeof(path), PIN_DIR "/%s", pinned_maps[i]);
@@ -765,7 +892,7 @@ fail:
 
 /*
  * Whether a policy is pinned: 1, 0 (said why, exit 3), or -1 (said why,
- * exit 1: not root, or a PIN_DIR root did not make).
+ * exit 1: not root).
  */
 static int pin_state(void)
 {
@@ -781,10 +908,11 @@ static int pin_state(void)
 			strerror(errno));
 		return 0;
 	}
-	if (!S_ISDIR(st.st_mode) || st.st_uid || (st.st_mode & 077)) {
-		fprintf(stderr, "utf8names: %s is not a folder of root's alone: not utf8names'\n",
-			PIN_DIR);
-		return -1;
+	if (!roots_alone(&st)) {
+		fprintf(stderr,
+			"utf8names: no policy is pinned: %s is uid %u's, mode %o, not utf8names' (--pin removes it)\n",
+			PIN_DIR, (unsigned int)st.st_uid, (unsigned int)st.st_mode & 07777);
+		return 0;
 	}
 	return 1;
 }
@@ -795,6 +923,41 @@ static int pinned_fd(const char *name)
 
 	snprintf(path, sizeof(path), PIN_DIR "/%s", name);
 	return bpf_obj_get(path);
+}
+
+/*
+ * Whether the pinned policy is whole: its state pinned and not detached,
+ * and each of its links pinned. Says what is missing, if @say.
+ */
+static bool whole(bool say)
+{
+	struct utf8names_bpf__bss state = { 0 };
+	int fd = pinned_fd("state");
+	const char *missing = NULL;
+	char name[32];
+	__u32 key = 0, n;
+
+	if (fd < 0 || bpf_map_lookup_elem(fd, &key, &state))
+		missing = "its state (a --pin was interrupted)";
+	else if (state.detached)
+		missing = "nothing, but it is detached (a --detach was interrupted)";
+	else if (!state.nr_links)
+		missing = "the count of its links (pinned by an older utf8names)";
+	if (fd >= 0)
+		close(fd);
+	for (n = 0; !missing && n < state.nr_links; n++) {
+		snprintf(name, sizeof(name), "link-%u", n);
+		fd = pinned_fd(name);
+		if (fd < 0)
+			missing = "some of its links (a --pin was interrupted)";
+		else
+			close(fd);
+	}
+	if (missing && say)
+		fprintf(stderr,
+			"utf8names: the policy in %s is not whole: it lacks %s; utf8names --pin replaces it\n",
+			PIN_DIR, missing);
+	return !missing;
 }
 
 /* The mount points of the file system @dev, from mountinfo, or "?" */
@@ -824,7 +987,7 @@ static int status(void)
 	int guarded = pinned_fd("guarded");
 	struct utf8names_bpf__bss state = { 0 };
 	int state_fd = pinned_fd("state");
-	struct utf8names_bpf__rodata ro;
+	struct utf8names_settings ro;
 	__u32 key = 0, key0 = 0, next;
 	struct stat st;
 	char since[64];
@@ -864,7 +1027,7 @@ static int status(void)
 	close(guarded);
 	if (state_fd >= 0)
 		close(state_fd);
-	return 0;
+	return whole(true) ? 0 : 1;
 }
 
 /*
@@ -873,7 +1036,7 @@ static int status(void)
  * told first (detached, in their state map): the policy ends as this
  * returns.
  */
-static int detach(void)
+static int detach(bool quiet)
 {
 	int is = pin_state(), state, counts, ended;
 
@@ -904,7 +1067,8 @@ static int detach(void)
 			strerror(errno));
 		return 1;
 	}
-	fprintf(stderr, "utf8names: detached\n");
+	if (!quiet)
+		fprintf(stderr, "utf8names: detached\n");
 	return 0;
 }
 
@@ -1020,6 +1184,33 @@ static bool read_config(struct settings *s, const char *file)
 	return ok;
 }
 
+/*
+ * --reload: give the pinned policy the settings @s in place, so that no
+ * name goes unchecked meanwhile; 0, 1, or 3 if none is pinned.
+ */
+static int reload(const struct settings *s)
+{
+	int is = pin_state(), settings, guarded, ret = 1;
+
+	if (is <= 0)
+		return is ? 1 : 3;
+	if (!whole(true))
+		return 1;
+	settings = pinned_fd("settings");
+	guarded = pinned_fd("guarded");
+	if (settings < 0 || guarded < 0)
+		fprintf(stderr, "utf8names: %s: %s\n", PIN_DIR, strerror(errno));
+	else
+		ret = apply(s, settings, guarded);
+	if (settings >= 0)
+		close(settings);
+	if (guarded >= 0)
+		close(guarded);
+	if (!ret)
+		print_enforcing(s, "reloaded, pinned in " PIN_DIR);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -1030,20 +1221,22 @@ int main(int argc, char **argv)
 		{ "follow", no_argument, NULL, 'f' },
 		{ "status", no_argument, NULL, 's' },
 		{ "detach", no_argument, NULL, 'd' },
+		{ "reload", no_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct bpf_link *links[UTF8NAMES_MAX_PROGS];
 	const char *mounts[UTF8NAMES_MOUNTS_MAX], *config = NULL;
 	bool pinning = false, following = false, asking = false, detaching = false;
-	bool audit = false;
+	bool reloading = false, replacing = false, audit = false;
 	struct sigaction stopping = { .sa_handler = on_signal };
+	struct stat st;
 	sigset_t ours;
 	struct settings s = { 0 };
 	struct utf8names_bpf *skel;
 	int opt, err, nr_mounts = 0, nr_links = 0, i, ret = 1;
 
-	while ((opt = getopt_long(argc, argv, "am:c:pfsdh", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "am:c:pfsdrh", options, NULL)) != -1) {
 		switch (opt) {
 		case 'a':
 			audit = true;
@@ -1071,6 +1264,9 @@ int main(int argc, char **argv)
 		case 'd':
 			detaching = true;
 			break;
+		case 'r':
+			reloading = true;
+			break;
 		case 'h':
 			print_usage(stdout);
 			return 0;
@@ -1079,9 +1275,10 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	/* --status and --detach alone; --follow alone or with --pin */
-	if (optind != argc || asking + detaching > 1 ||
+	/* --status and --detach alone; --follow alone or with --pin; --reload with settings */
+	if (optind != argc || asking + detaching + reloading > 1 ||
 	    ((asking || detaching) && (audit || nr_mounts || config || pinning || following)) ||
+	    (reloading && (pinning || following)) ||
 	    (following && !pinning && (audit || nr_mounts || config))) {
 		print_usage(stderr);
 		return 2;
@@ -1101,7 +1298,7 @@ int main(int argc, char **argv)
 	if (asking)
 		return status();
 	if (detaching)
-		return detach();
+		return detach(false);
 	if (following && !pinning)
 		return follow_pinned();
 
@@ -1111,12 +1308,18 @@ int main(int argc, char **argv)
 	for (i = 0; i < nr_mounts; i++)
 		if (!add_mount(&s, mounts[i]))
 			return 2;
+	if (reloading)
+		return reload(&s);
 	if (!privileged() || !bpf_lsm_active() || !kfuncs_present())
 		return 1;
-	if (pinning && !access(PIN_DIR, F_OK)) {
-		fprintf(stderr,
-			"utf8names: a policy is pinned already (--status says what; --detach ends it)\n");
-		return 1;
+	/* one that is not whole is replaced, once the new one enforces */
+	if (pinning && !lstat(PIN_DIR, &st) && roots_alone(&st)) {
+		if (whole(false)) {
+			fprintf(stderr,
+				"utf8names: a policy is pinned already (--status says what; --detach ends it)\n");
+			return 1;
+		}
+		replacing = true;
 	}
 	skel = load(&s);
 	if (!skel)
@@ -1137,6 +1340,11 @@ int main(int argc, char **argv)
 	}
 	print_coverage();
 	if (pinning) {
+		if (replacing) {
+			whole(true);
+			if (detach(true))
+				goto out;
+		}
 		if (pin(skel, links, nr_links))
 			goto out;
 		print_enforcing(&s, "pinned in " PIN_DIR " until utf8names --detach");

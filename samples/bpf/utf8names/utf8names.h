@@ -23,6 +23,7 @@ enum utf8names_op {
 	UTF8NAMES_RENAME,
 	UTF8NAMES_SUBVOLUME,	/* btrfs's ioctls */
 	UTF8NAMES_SNAPSHOT,
+	UTF8NAMES_REFLINK,	/* ocfs2's reflink ioctl */
 	UTF8NAMES_NR_OPS,
 };
 
@@ -31,7 +32,18 @@ enum utf8names_count {
 	UTF8NAMES_REPORTED,	/* names refused, or audited */
 	UTF8NAMES_LOST,		/* of those, reports the ring buffer dropped */
 	UTF8NAMES_INFLIGHT,	/* hooks from before reading detached until done */
+	UTF8NAMES_UNCHECKED,	/* names the kernel had no task storage to judge */
 	UTF8NAMES_NR_COUNTS,
+};
+
+/*
+ * What the policy does (map settings), which utf8names --reload changes
+ * in place: report and never refuse (audit), and only on the file
+ * systems in map guarded (some_fs).
+ */
+struct utf8names_settings {
+	__u8 audit;
+	__u8 some_fs;
 };
 
 /* how many file systems --mount can name */
