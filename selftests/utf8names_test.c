@@ -15,12 +15,18 @@
  *  - --audit allows and reports; --mount limits it to one file system;
  *  - names that land on a guarded file system through another one:
  *    overlayfs mounted by uid 1000 in a user namespace, an mqueue name
- *    whited out through overlayfs, btrfs's subvolume and snapshot ioctls;
- *    a mountinfo record crafted to make --mount guard another device;
+ *    whited out through overlayfs, btrfs's subvolume and snapshot ioctls,
+ *    ocfs2's reflink ioctl; a mountinfo record crafted to make --mount
+ *    guard another device;
+ *  - a second thread flipping a byte of the name an ioctl carries, 1000
+ *    times for each of those ioctls: no invalid name is made;
  *  - SIGTERM during a flood of refusals ends it while the flood goes on,
  *    and every refusal is printed or counted as not printed;
  *  - a pinned policy outlives its loader: --pin, --status, --follow,
- *    --detach;
+ *    --detach; --reload changes it in place while invalid names flood
+ *    in, every one refused; --status fails for a policy that is not
+ *    whole, which --pin replaces; a folder a user made first where it
+ *    pins does not stop --pin;
  *  - detaching restores the old behaviour; utf8val.ko cannot be unloaded
  *    while the policy uses its kfuncs, and can be after.
  * Usage: utf8names_test [LOADER [MODULE]] (default /bin/utf8names and
@@ -36,6 +42,7 @@
 #include <linux/fs.h>
 #include <linux/loop.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -957,6 +964,198 @@ static void btrfs_routes(const char *mnt, const char *sub, const char *what)
 	free(said);
 }
 
+/* --- ocfs2 --------------------------------------------------------------- */
+
+/* fs/ocfs2/ocfs2_ioctl.h, which is not in the kernel's uapi headers */
+struct reflink_arguments {
+	__u64 old_path;
+	__u64 new_path;
+	__u64 preserve;
+};
+
+#define OCFS2_IOC_REFLINK	_IOW('o', 4, struct reflink_arguments)
+
+/* ocfs2's reflink of @from as @to, through an ioctl on the folder @dir */
+static int reflink(const char *dir, const char *from, const char *to, int preserve)
+{
+	struct reflink_arguments a = {
+		.old_path = (unsigned long)from,
+		.new_path = (unsigned long)to,
+		.preserve = preserve,
+	};
+	int fd = open(dir, O_RDONLY | O_DIRECTORY), err;
+
+	if (fd < 0)
+		return errno;
+	err = ioctl(fd, OCFS2_IOC_REFLINK, &a) ? errno : 0;
+	close(fd);
+	return err;
+}
+
+/*
+ * ocfs2's reflink ioctl makes its name with no inode hook: as uid 1000,
+ * in a folder of an ocfs2 image, a reflink of the user's own file is
+ * refused with an invalid name and made with a valid one, the security
+ * attributes preserved or not.
+ */
+static void ocfs2_routes(const char *mnt, const char *sub, const char *what)
+{
+	char dir[PATH_MAX], own[PATH_MAX + 8];
+	int fds[2];
+	struct child c;
+	char *said;
+	bool ok;
+
+	snprintf(dir, sizeof(dir), "%s/%s", mnt, sub);
+	snprintf(own, sizeof(own), "%s/own", dir);
+	mkdir(dir, 0777);
+	chmod(dir, 0777);
+	if (pipe(fds))
+		return;
+	c.pid = fork();
+	if (c.pid == 0) {
+		char to[PATH_MAX + 32], word[32];
+		int fd, preserve;
+
+		if (setgroups(0, NULL) || setresgid(1000, 1000, 1000) ||
+		    setresuid(1000, 1000, 1000))
+			_exit(3);
+		fd = open(own, O_CREAT | O_WRONLY, 0644);
+		child_says(fds[1], "own", fd >= 0 && write(fd, "data", 4) == 4 ? 0 : errno);
+		if (fd >= 0)
+			close(fd);
+		for (preserve = 0; preserve <= 1; preserve++) {
+			snprintf(to, sizeof(to), "%s/bad%d" BAD, dir, preserve);
+			snprintf(word, sizeof(word), "preserve%d", preserve);
+			child_says(fds[1], word, reflink(dir, own, to, preserve));
+			snprintf(to, sizeof(to), "%s/fine%d", dir, preserve);
+			snprintf(word, sizeof(word), "preserve%d-valid", preserve);
+			child_says(fds[1], word, reflink(dir, own, to, preserve));
+		}
+		_exit(0);
+	}
+	close(fds[1]);
+	c.fd = fds[0];
+	said = child_end(&c);
+	printf("# ocfs2 (%s): %s\n", what, said);
+	ok = child_result(said, "own") == 0 &&
+	     child_result(said, "preserve0") == EILSEQ &&
+	     child_result(said, "preserve1") == EILSEQ &&
+	     child_result(said, "preserve0-valid") == 0 &&
+	     child_result(said, "preserve1-valid") == 0;
+	tap_result(ok && only_valid_names(dir),
+		   "%s: ocfs2 reflinks (preserve 0 and 1) with invalid names refused for uid 1000, valid ones made",
+		   what);
+	free(said);
+}
+
+/* --- a second thread that rewrites the name -------------------------------- */
+
+/* the byte the flipping thread flips between 'a' and 0xff, until told */
+static volatile char *flip_at;
+static volatile bool flipping;
+
+static void *flip(void *unused)
+{
+	unsigned int n = 0;
+
+	/* (one write a turn: an emulator that switches CPUs between blocks
+	 * of instructions leaves either value behind) */
+	while (flipping)
+		*flip_at = n++ & 1 ? 'a' : (char)0xff;
+	return NULL;
+}
+
+enum flipped { FLIP_SUBVOLUME, FLIP_SNAPSHOT, FLIP_REFLINK };
+
+/*
+ * The attack on a hook that reads the name from the caller: one thread
+ * makes a subvolume, snapshot or reflink named "rNNNN" and a last byte
+ * that a second thread flips between 'a' and 0xff, TRIES times. Each try
+ * must end refused (EILSEQ) or made with 'a' (then removed again): no
+ * invalid name is made. Both ends must have come, or the race was not run.
+ */
+#define TRIES	1000
+
+static void flip_race(enum flipped kind, const char *dir, const char *source,
+		      const char *what)
+{
+	static struct btrfs_ioctl_vol_args v1;
+	static struct btrfs_ioctl_vol_args_v2 v2;
+	static char to[PATH_MAX];
+	unsigned int refused = 0, made = 0, other = 0, bad_made = 0, i;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY), src = -1, err = 0, last;
+	char *name;
+	pthread_t t;
+
+	if (kind == FLIP_SNAPSHOT)
+		src = open(source, O_RDONLY | O_DIRECTORY);
+	if (fd < 0 || (kind == FLIP_SNAPSHOT && src < 0)) {
+		tap_result(false, "%s: open %s: %s", what, dir, strerror(errno));
+		return;
+	}
+	v2.fd = src;
+	name = kind == FLIP_SUBVOLUME ? v1.name : kind == FLIP_SNAPSHOT ? v2.name : to;
+	last = snprintf(name, kind == FLIP_REFLINK ? sizeof(to) : sizeof(v1.name), "%s%sr0000a",
+			kind == FLIP_REFLINK ? dir : "", kind == FLIP_REFLINK ? "/" : "") - 1;
+	flip_at = name + last;
+	flipping = true;
+	if (pthread_create(&t, NULL, flip, NULL)) {
+		tap_result(false, "%s: start the flipping thread", what);
+		close(fd);
+		return;
+	}
+	for (i = 0; i < TRIES; i++) {
+		char *num = name + last - 4, good[PATH_MAX + 16], bad[PATH_MAX + 16];
+
+		/* (the flipper writes only the last byte) */
+		num[0] = '0' + i / 1000 % 10;
+		num[1] = '0' + i / 100 % 10;
+		num[2] = '0' + i / 10 % 10;
+		num[3] = '0' + i % 10;
+		if (kind == FLIP_REFLINK)
+			err = reflink(dir, source, to, 0);
+		else if (kind == FLIP_SUBVOLUME)
+			err = ioctl(fd, BTRFS_IOC_SUBVOL_CREATE, &v1) ? errno : 0;
+		else
+			err = ioctl(fd, BTRFS_IOC_SNAP_CREATE_V2, &v2) ? errno : 0;
+		if (err == EILSEQ) {
+			refused++;
+			continue;
+		}
+		if (err) {
+			if (!other++)
+				printf("# %s: try %u: %s\n", what, i, strerror(err));
+			continue;
+		}
+		made++;
+		/* remove what was made, and count it if it is invalid */
+		snprintf(good, sizeof(good), "%s/r%.4sa", dir, num);
+		snprintf(bad, sizeof(bad), "%s/r%.4s\xff", dir, num);
+		if (!access(bad, F_OK))
+			bad_made++;
+		if (kind == FLIP_REFLINK) {
+			unlink(good);
+			unlink(bad);
+		} else {
+			struct btrfs_ioctl_vol_args d = { 0 };
+
+			snprintf(d.name, sizeof(d.name), "r%.4sa", num);
+			ioctl(fd, BTRFS_IOC_SNAP_DESTROY, &d);
+			snprintf(d.name, sizeof(d.name), "r%.4s\xff", num);
+			ioctl(fd, BTRFS_IOC_SNAP_DESTROY, &d);
+		}
+	}
+	flipping = false;
+	pthread_join(t, NULL);
+	close(fd);
+	if (src >= 0)
+		close(src);
+	tap_result(!bad_made && !other && refused && made && only_valid_names(dir),
+		   "%s: a second thread flipping the name between 'a' and 0xff: no invalid name in %u tries (%u refused, %u made with 'a', %u invalid, %u other errors)",
+		   what, TRIES, refused, made, bad_made, other);
+}
+
 /* --- the loader under load ------------------------------------------------ */
 
 /* The count the loader's summary in @err gives as "N @words", or 0. */
@@ -1347,6 +1546,206 @@ static void pinned_policy(const char *dir)
 	free(err);
 }
 
+/* write @text to the file @path; false if it could not */
+static bool write_config(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	bool ok = f && fputs(text, f) >= 0;
+
+	return f && !fclose(f) && ok;
+}
+
+/* invalid names made in @dir until told to stop, counted (reload_in_place()) */
+struct flood {
+	volatile bool stop;
+	volatile unsigned int made, refused, tries;
+};
+
+static pid_t start_flood(struct flood *fl, const char *dir)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		char path[PATH_MAX];
+
+		while (!fl->stop) {
+			snprintf(path, sizeof(path), "%s/flood%u" BAD, dir, fl->tries++);
+			if (!mkdir(path, 0755)) {
+				fl->made++;
+				rmdir(path);
+			} else if (errno == EILSEQ) {
+				fl->refused++;
+			}
+		}
+		_exit(0);
+	}
+	/* (until it has tried a few, the reload would not be during it) */
+	while (pid > 0 && fl->tries < 20)
+		usleep(1000);
+	return pid;
+}
+
+/*
+ * --reload gives the pinned policy new settings in place: a file system
+ * added is guarded, audit mode taken and left, and invalid names made
+ * all the while on a file system guarded before and after are every one
+ * refused: no gap.
+ */
+static void reload_in_place(const char *dir, const char *other)
+{
+	struct flood *fl = mmap(NULL, sizeof(*fl), PROT_READ | PROT_WRITE,
+				MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	char conf[256], *out, *err;
+	int status, reloaded;
+	pid_t flooder;
+	bool made;
+
+	snprintf(conf, sizeof(conf), "mount %s\n", dir);
+	write_config("/tmp/reload.conf", conf);
+	status = pin_run("--pin", "--config", "/tmp/reload.conf", &out, &err);
+	free(out);
+	free(err);
+	made = !make(other, MKDIR, invalid[0].name);
+	remove_made(other, MKDIR, invalid[0].name);
+	if (fl == MAP_FAILED) {
+		tap_result(false, "--reload: mmap: %s", strerror(errno));
+		return;
+	}
+	memset(fl, 0, sizeof(*fl));
+	flooder = start_flood(fl, dir);
+	snprintf(conf, sizeof(conf), "mount %s\nmount %s\n", dir, other);
+	write_config("/tmp/reload.conf", conf);
+	reloaded = pin_run("--reload", "--config", "/tmp/reload.conf", &out, &err);
+	free(out);
+	free(err);
+	usleep(100000);
+	fl->stop = true;
+	waitpid(flooder, NULL, 0);
+	tap_result(!status && made && !reloaded && !fl->made && fl->refused > 20 &&
+		   make(other, MKDIR, invalid[1].name) == EILSEQ,
+		   "--reload --config guards a file system more, while %u invalid names made in one guarded before are every one refused (%u made; pinned %d, reloaded %d)",
+		   fl->refused, fl->made, status, reloaded);
+	status = pin_run("--status", NULL, NULL, &out, &err);
+	tap_result(!status && strstr(out, dir) && strstr(out, other) && strstr(out, "mode=enforce"),
+		   "--status after --reload names both file systems (%d: %.200s)", status, out);
+	free(out);
+	free(err);
+
+	memset(fl, 0, sizeof(*fl));
+	flooder = start_flood(fl, dir);
+	snprintf(conf, sizeof(conf), "mode audit\nmount %s\n", dir);
+	write_config("/tmp/reload.conf", conf);
+	reloaded = pin_run("--reload", "--config", "/tmp/reload.conf", &out, &err);
+	free(out);
+	free(err);
+	fl->stop = true;
+	waitpid(flooder, NULL, 0);
+	made = !make(dir, MKDIR, invalid[2].name) && !make(other, MKDIR, invalid[2].name);
+	remove_made(dir, MKDIR, invalid[2].name);
+	remove_made(other, MKDIR, invalid[2].name);
+	status = pin_run("--status", NULL, NULL, &out, &err);
+	tap_result(!reloaded && made && !status && strstr(out, "mode=audit"),
+		   "--reload into audit mode lets invalid names be made, and --status says so (%d: %.100s)",
+		   reloaded, out);
+	free(out);
+	free(err);
+	reloaded = run_args("--reload", "--audit", &err);
+	free(err);
+	status = pin_run("--detach", NULL, NULL, &out, &err);
+	free(out);
+	free(err);
+	reloaded = pin_run("--reload", NULL, NULL, &out, &err);
+	tap_result(!status && reloaded == 3 && strstr(err, "no policy is pinned"),
+		   "--reload with nothing pinned exits 3 and says so (%d)", reloaded);
+	free(out);
+	free(err);
+	munmap(fl, sizeof(*fl));
+}
+
+/*
+ * A policy pinned only in part (a --pin killed before its last link was
+ * pinned: here, a link's pin removed) is not whole: --status exits 1 and
+ * says so, and --pin replaces it with a whole one, no gap.
+ */
+static void partly_pinned(const char *dir)
+{
+	char *out, *err;
+	int pinned, asked, again;
+
+	pinned = pin_run("--pin", "--mount", dir, &out, &err);
+	free(out);
+	free(err);
+	unlink("/sys/fs/bpf/utf8names/link-0");
+	asked = pin_run("--status", NULL, NULL, &out, &err);
+	tap_result(!pinned && asked == 1 && strstr(err, "not whole"),
+		   "--status of a policy with a link's pin gone exits 1: not whole (%d: %.200s)",
+		   asked, err);
+	free(out);
+	free(err);
+	again = pin_run("--pin", "--mount", dir, &out, &err);
+	free(out);
+	free(err);
+	asked = pin_run("--status", NULL, NULL, &out, &err);
+	tap_result(!again && !asked && make(dir, MKDIR, invalid[3].name) == EILSEQ,
+		   "--pin replaces it with a whole policy (%d, then --status %d)", again, asked);
+	free(out);
+	free(err);
+	pin_run("--detach", NULL, NULL, &out, &err);
+	free(out);
+	free(err);
+}
+
+/*
+ * On a bpffs mounted without mode= (every user may write in it), uid 1000
+ * makes /sys/fs/bpf/utf8names first: --status says no policy is pinned,
+ * and --pin pins nonetheless, in a folder of root's alone.
+ */
+static void pin_folder_taken(const char *dir)
+{
+	struct stat st = { 0 };
+	int fds[2], asked, pinned;
+	struct child c;
+	char *said, *out, *err;
+
+	umount2("/sys/fs/bpf", MNT_DETACH);
+	mount("bpf", "/sys/fs/bpf", "bpf", 0, NULL);
+	if (pipe(fds))
+		return;
+	c.pid = fork();
+	if (c.pid == 0) {
+		if (setgroups(0, NULL) || setresgid(1000, 1000, 1000) ||
+		    setresuid(1000, 1000, 1000))
+			_exit(3);
+		child_says(fds[1], "mkdir", errno_of(mkdir("/sys/fs/bpf/utf8names", 0777)));
+		child_says(fds[1], "inner", errno_of(mkdir("/sys/fs/bpf/utf8names/x", 0777)));
+		_exit(0);
+	}
+	close(fds[1]);
+	c.fd = fds[0];
+	said = child_end(&c);
+	asked = pin_run("--status", NULL, NULL, &out, &err);
+	tap_result(child_result(said, "mkdir") == 0 && asked == 3 &&
+		   strstr(err, "uid 1000's"),
+		   "--status with /sys/fs/bpf/utf8names made by uid 1000 exits 3: not utf8names' (%s; %d)",
+		   said, asked);
+	free(out);
+	free(err);
+	pinned = pin_run("--pin", "--mount", dir, &out, &err);
+	lstat("/sys/fs/bpf/utf8names", &st);
+	tap_result(!pinned && strstr(err, "which uid 1000 made") && !st.st_uid &&
+		   (st.st_mode & 07777) == 0700 && make(dir, MKDIR, invalid[4].name) == EILSEQ,
+		   "--pin removes the folder uid 1000 made and pins in a 0700 folder of root's (%d: %.300s)",
+		   pinned, err);
+	free(out);
+	free(err);
+	free(said);
+	pin_run("--detach", NULL, NULL, &out, &err);
+	free(out);
+	free(err);
+	umount2("/sys/fs/bpf", MNT_DETACH);
+	mount("bpf", "/sys/fs/bpf", "bpf", 0, "mode=0700");
+}
+
 static char btrfs_dev[64];	/* the loop device of the image */
 
 /* The guest's btrfs image (scripts/guest/run), on /tmp/btr. */
@@ -1364,15 +1763,45 @@ static bool btrfs_image(void)
 	return true;
 }
 
+static char ocfs2_dev[64];
+
+/* The guest's ocfs2 image (scripts/guest/run), on /tmp/oc, a local mount. */
+static bool ocfs2_image(void)
+{
+	const char *image = "/selftests/ocfs2.img";
+
+	mkdir("/tmp/oc", 0755);
+	if (!loop_attach(image, ocfs2_dev, sizeof(ocfs2_dev)) ||
+	    mount(ocfs2_dev, "/tmp/oc", "ocfs2", 0, "heartbeat=none")) {
+		tap_result(false, "mount the ocfs2 image %s: %s", image, strerror(errno));
+		return false;
+	}
+	chmod("/tmp/oc", 01777);
+	return true;
+}
+
+static void loop_detach(const char *mnt, const char *dev)
+{
+	int fd;
+
+	umount(mnt);
+	fd = open(dev, O_RDWR | O_CLOEXEC);
+	if (fd >= 0) {
+		ioctl(fd, LOOP_CLR_FD, 0);
+		close(fd);
+	}
+}
+
 /*
  * The routes through other file systems, in one policy that guards
- * /tmp/un, the btrfs image and the mount /tmp/g2 behind a crafted
- * mountinfo record.
+ * /tmp/un, the btrfs and ocfs2 images and the mount /tmp/g2 behind a
+ * crafted mountinfo record.
  */
-static void other_routes(bool btrfs)
+static void other_routes(bool btrfs, bool ocfs2)
 {
 	const char *const args[] = { "--mount", "/tmp/un", "--mount", "/tmp/g2",
-				     btrfs ? "--mount" : NULL, "/tmp/btr", NULL };
+				     "--mount", btrfs ? "/tmp/btr" : "/tmp/un",
+				     "--mount", ocfs2 ? "/tmp/oc" : "/tmp/un", NULL };
 	char renamed[PATH_MAX + 8], *out, *err;
 	struct policy p;
 	bool ready, deep;
@@ -1384,6 +1813,8 @@ static void other_routes(bool btrfs)
 	mqueue_routes("/tmp/un", false);
 	if (btrfs)
 		btrfs_routes("/tmp/btr", "one", "--mount");
+	if (ocfs2)
+		ocfs2_routes("/tmp/oc", "one", "--mount");
 	if (deep)
 		tap_result(make("/tmp/g2", MKDIR, invalid[0].name) == EILSEQ,
 			   "--mount guards the mount asked for, whatever a longer mountinfo record before it holds");
@@ -1397,6 +1828,10 @@ static void other_routes(bool btrfs)
 		tap_result(printed_refusal(out, "subvolume", "bad0" BAD_ESC) &&
 			   printed_refusal(out, "snapshot", "bad3" BAD_ESC),
 			   "the btrfs refusals are printed as subvolume and snapshot");
+	if (ocfs2)
+		tap_result(printed_refusal(out, "reflink", "bad0" BAD_ESC) &&
+			   printed_refusal(out, "reflink", "bad1" BAD_ESC),
+			   "the ocfs2 refusals are printed as reflink");
 	free(out);
 	free(err);
 	if (deep)
@@ -1439,7 +1874,7 @@ int main(int argc, char **argv)
 {
 	struct policy p;
 	char *out, *err, *long_name;
-	bool ready, btrfs;
+	bool ready, btrfs, ocfs2;
 	int status, i, refused;
 	long delete_rc;
 
@@ -1568,7 +2003,8 @@ int main(int argc, char **argv)
 
 	/* Names that land on a guarded file system through another one. */
 	btrfs = btrfs_image();
-	other_routes(btrfs);
+	ocfs2 = ocfs2_image();
+	other_routes(btrfs, ocfs2);
 
 	/* Signals that must not end the policy: a closed terminal, a reader gone. */
 	ready = start_policy(&p, NULL, NULL);
@@ -1597,6 +2033,21 @@ int main(int argc, char **argv)
 	mqueue_routes("/tmp/un", true);
 	if (btrfs)
 		btrfs_routes("/tmp/btr", "two", "every file system");
+	if (ocfs2)
+		ocfs2_routes("/tmp/oc", "two", "every file system");
+	/* the second-thread attack, as root (who can remove subvolumes) */
+	if (btrfs) {
+		mkdir("/tmp/btr/race", 0755);
+		btrfs_make("/tmp/btr/race", BTRFS_IOC_SUBVOL_CREATE, "src", NULL);
+		flip_race(FLIP_SUBVOLUME, "/tmp/btr/race", NULL, "btrfs subvolumes");
+		flip_race(FLIP_SNAPSHOT, "/tmp/btr/race", "/tmp/btr/race/src",
+			  "btrfs snapshots");
+	}
+	if (ocfs2) {
+		mkdir("/tmp/oc/race", 0755);
+		close(open("/tmp/oc/race/src", O_CREAT | O_WRONLY, 0644));
+		flip_race(FLIP_REFLINK, "/tmp/oc/race", "/tmp/oc/race/src", "ocfs2 reflinks");
+	}
 	status = stop(&p, SIGTERM, &out, &err);
 	tap_result(ready && status == 0, "the policy ran through the race (%d)", status);
 	tap_result(printed_refusal(out, "create", "mq" BAD_ESC),
@@ -1606,20 +2057,17 @@ int main(int argc, char **argv)
 			   "every file system: the btrfs refusals are printed");
 	free(out);
 	free(err);
-	if (btrfs) {
-		int fd;
-
-		umount("/tmp/btr");
-		fd = open(btrfs_dev, O_RDWR | O_CLOEXEC);
-		if (fd >= 0) {
-			ioctl(fd, LOOP_CLR_FD, 0);
-			close(fd);
-		}
-	}
+	if (btrfs)
+		loop_detach("/tmp/btr", btrfs_dev);
+	if (ocfs2)
+		loop_detach("/tmp/oc", ocfs2_dev);
 
 	flood_during_sigterm("/tmp/un");
 	stuck_reader_at_sigterm("/tmp/un");
 	pinned_policy("/tmp/un");
+	reload_in_place("/tmp/un", "/tmp/other");
+	partly_pinned("/tmp/un");
+	pin_folder_taken("/tmp/un");
 
 	/* After the policy: the module goes, and the loader says it is gone. */
 	for (i = 0; i < 300; i++) {
