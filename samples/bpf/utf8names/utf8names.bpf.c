@@ -612,10 +612,8 @@ static int arm(struct file *file, unsigned int cmd)
 		return 0;
 	if (armed == ARMED_PATH ? path_blind : lookup_blind)
 		return refuse(-EPERM);
-	if (!p) {
-		count(UTF8NAMES_UNCHECKED);
+	if (!p)
 		return refuse(-ENOMEM);
-	}
 	p->armed_in = armed == ARMED_PATH ? (const void *)sb :
 		      (const void *)BPF_CORE_READ(file, f_path.dentry);
 	p->op = op;

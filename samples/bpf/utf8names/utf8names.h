@@ -32,7 +32,6 @@ enum utf8names_count {
 	UTF8NAMES_REPORTED,	/* names refused, or audited */
 	UTF8NAMES_LOST,		/* of those, reports the ring buffer dropped */
 	UTF8NAMES_INFLIGHT,	/* hooks from before reading detached until done */
-	UTF8NAMES_UNCHECKED,	/* names the kernel had no task storage to judge */
 	UTF8NAMES_NR_COUNTS,
 };
 
