@@ -1052,17 +1052,19 @@ static void ocfs2_routes(const char *mnt, const char *sub, const char *what)
 /* --- a second thread that rewrites the name -------------------------------- */
 
 /* the byte the flipping thread flips between 'a' and 0xff, until told */
-static volatile char *flip_at;
-static volatile bool flipping;
+static char *flip_at;
+static bool flipping;
 
 static void *flip(void *unused)
 {
 	unsigned int n = 0;
 
-	/* (one write a turn: an emulator that switches CPUs between blocks
-	 * of instructions leaves either value behind) */
-	while (flipping)
-		*flip_at = n++ & 1 ? 'a' : (char)0xff;
+	/*
+	 * One write a turn: an emulator that switches CPUs between blocks
+	 * of instructions leaves either value behind.
+	 */
+	while (__atomic_load_n(&flipping, __ATOMIC_RELAXED))
+		__atomic_store_n(flip_at, n++ & 1 ? 'a' : (char)0xff, __ATOMIC_RELAXED);
 	return NULL;
 }
 
@@ -1099,7 +1101,7 @@ static void flip_race(enum flipped kind, const char *dir, const char *source,
 	last = snprintf(name, kind == FLIP_REFLINK ? sizeof(to) : sizeof(v1.name), "%s%sr0000a",
 			kind == FLIP_REFLINK ? dir : "", kind == FLIP_REFLINK ? "/" : "") - 1;
 	flip_at = name + last;
-	flipping = true;
+	__atomic_store_n(&flipping, true, __ATOMIC_RELAXED);
 	if (pthread_create(&t, NULL, flip, NULL)) {
 		tap_result(false, "%s: start the flipping thread", what);
 		close(fd);
@@ -1146,7 +1148,7 @@ static void flip_race(enum flipped kind, const char *dir, const char *source,
 			ioctl(fd, BTRFS_IOC_SNAP_DESTROY, &d);
 		}
 	}
-	flipping = false;
+	__atomic_store_n(&flipping, false, __ATOMIC_RELAXED);
 	pthread_join(t, NULL);
 	close(fd);
 	if (src >= 0)
@@ -1555,11 +1557,18 @@ static bool write_config(const char *path, const char *text)
 	return f && !fclose(f) && ok;
 }
 
-/* invalid names made in @dir until told to stop, counted (reload_in_place()) */
+/*
+ * Invalid names made in a folder by another process until told to stop,
+ * counted (reload_in_place()), in memory both share: read and written
+ * with atomics.
+ */
 struct flood {
-	volatile bool stop;
-	volatile unsigned int made, refused, tries;
+	bool stop;
+	unsigned int made, refused, tries;
 };
+
+#define SHARED_GET(x)		__atomic_load_n(&(x), __ATOMIC_SEQ_CST)
+#define SHARED_ADD(x)		__atomic_fetch_add(&(x), 1, __ATOMIC_SEQ_CST)
 
 static pid_t start_flood(struct flood *fl, const char *dir)
 {
@@ -1568,21 +1577,28 @@ static pid_t start_flood(struct flood *fl, const char *dir)
 	if (pid == 0) {
 		char path[PATH_MAX];
 
-		while (!fl->stop) {
-			snprintf(path, sizeof(path), "%s/flood%u" BAD, dir, fl->tries++);
+		while (!SHARED_GET(fl->stop)) {
+			snprintf(path, sizeof(path), "%s/flood%u" BAD, dir, SHARED_ADD(fl->tries));
 			if (!mkdir(path, 0755)) {
-				fl->made++;
+				SHARED_ADD(fl->made);
 				rmdir(path);
 			} else if (errno == EILSEQ) {
-				fl->refused++;
+				SHARED_ADD(fl->refused);
 			}
 		}
 		_exit(0);
 	}
 	/* (until it has tried a few, the reload would not be during it) */
-	while (pid > 0 && fl->tries < 20)
+	while (pid > 0 && SHARED_GET(fl->tries) < 20)
 		usleep(1000);
 	return pid;
+}
+
+/* Tell the flood to stop, and wait for it. */
+static void stop_flood(struct flood *fl, pid_t pid)
+{
+	__atomic_store_n(&fl->stop, true, __ATOMIC_SEQ_CST);
+	waitpid(pid, NULL, 0);
 }
 
 /*
@@ -1619,8 +1635,7 @@ static void reload_in_place(const char *dir, const char *other)
 	free(out);
 	free(err);
 	usleep(100000);
-	fl->stop = true;
-	waitpid(flooder, NULL, 0);
+	stop_flood(fl, flooder);
 	tap_result(!status && made && !reloaded && !fl->made && fl->refused > 20 &&
 		   make(other, MKDIR, invalid[1].name) == EILSEQ,
 		   "--reload --config guards a file system more, while %u invalid names made in one guarded before are every one refused (%u made; pinned %d, reloaded %d)",
@@ -1638,8 +1653,7 @@ static void reload_in_place(const char *dir, const char *other)
 	reloaded = pin_run("--reload", "--config", "/tmp/reload.conf", &out, &err);
 	free(out);
 	free(err);
-	fl->stop = true;
-	waitpid(flooder, NULL, 0);
+	stop_flood(fl, flooder);
 	made = !make(dir, MKDIR, invalid[2].name) && !make(other, MKDIR, invalid[2].name);
 	remove_made(dir, MKDIR, invalid[2].name);
 	remove_made(other, MKDIR, invalid[2].name);

@@ -110,7 +110,6 @@ struct task_struct {
 
 #define PF_KTHREAD	0x00200000	/* include/linux/sched.h, 5.10 to 7.3 */
 
-
 /*
  * Set by the loader to end the policy (on a signal, or utf8names
  * --detach) before it unlinks the programs: a CPU already in the old

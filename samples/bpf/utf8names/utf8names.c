@@ -930,7 +930,7 @@ static int pinned_fd(const char *name)
  * Whether the pinned policy is whole: its state pinned and not detached,
  * and each of its links pinned. Says what is missing, if @say.
  */
-static bool whole(bool say)
+static bool pinned_whole(bool say)
 {
 	struct utf8names_bpf__bss state = { 0 };
 	int fd = pinned_fd("state");
@@ -1028,7 +1028,7 @@ static int status(void)
 	close(guarded);
 	if (state_fd >= 0)
 		close(state_fd);
-	return whole(true) ? 0 : 1;
+	return pinned_whole(true) ? 0 : 1;
 }
 
 /*
@@ -1195,7 +1195,7 @@ static int reload(const struct settings *s)
 
 	if (is <= 0)
 		return is ? 1 : 3;
-	if (!whole(true))
+	if (!pinned_whole(true))
 		return 1;
 	settings = pinned_fd("settings");
 	guarded = pinned_fd("guarded");
@@ -1315,7 +1315,7 @@ int main(int argc, char **argv)
 		return 1;
 	/* one that is not whole is replaced, once the new one enforces */
 	if (pinning && !lstat(PIN_DIR, &st) && roots_alone(&st)) {
-		if (whole(false)) {
+		if (pinned_whole(false)) {
 			fprintf(stderr,
 				"utf8names: a policy is pinned already (--status says what; --detach ends it)\n");
 			return 1;
@@ -1342,7 +1342,7 @@ int main(int argc, char **argv)
 	print_coverage();
 	if (pinning) {
 		if (replacing) {
-			whole(true);
+			pinned_whole(true);
 			if (detach(true))
 				goto out;
 		}
