@@ -189,7 +189,7 @@ for series in $(kernel_series full); do
 		scripts/guest/run "$series" test
 done
 for series in $(kernel_series short); do
-	start after $prepared suite "guest: Debian $series kernel in qemu, short suite" 55 \
+	start after $prepared suite "guest: Debian $series kernel in qemu, short suite" 40 \
 		scripts/guest/run "$series" short
 done
 for series in $(kernel_series build); do

@@ -74,6 +74,7 @@ struct super_block {
 struct dentry;
 
 struct inode {
+	__u16 i_mode;
 	struct super_block *i_sb;
 } __attribute__((preserve_access_index));
 
@@ -119,8 +120,8 @@ struct task_struct {
  */
 bool detached;
 
-/* tasks with a refusal pending (see pendings): inode_permission's fast path */
-__u32 nr_pending;
+/* tasks armed by an ioctl (see pendings): the hooks' fast path */
+__u64 nr_pending;
 
 /* the number of links the loader made: --status counts their pins */
 __u32 nr_links;
@@ -411,30 +412,34 @@ int BPF_PROG(utf8names_inode_rename, struct inode *old_dir,
  * caller then asks inode_permission() for the right to write in the
  * parent folder before it makes the entry.
  *
- * So the file_ioctl hook arms the task for the first such dentry on the
- * ioctl's file system; as the function returns it, its name is judged
- * (and reported), and the refusal left pending for the task's next
- * permission check on the parent folder, where the ioctl fails with it.
- * A pending refusal ends there, at done_path_create() (end_creating_path()),
- * or at the task's next ioctl, so that it cannot outlive its call. The
+ * So the file_ioctl hook arms the task for the length of the ioctl (the
+ * fexit of the ioctl system call ends it). Each such dentry the task gets
+ * meanwhile is judged (and reported) as the function returns it, and the
+ * verdict given at the permission checks on its folder: the ioctl fails
+ * there with it. Fail closed: a tracing program does not run in a task
+ * while another task on the CPU is inside it, so an armed task that asks
+ * to write in a folder where no name was judged is refused (EPERM). The
  * loader attaches these programs to the functions the kernel has; where
  * it has none, those ioctls are refused (EPERM), not left unchecked.
  */
 #define OCFS2_IOC_REFLINK		0x40186f04	/* reflink_arguments */
 #define BCH_IOCTL_SUBVOLUME_CREATE	0x4020bc10	/* bch_ioctl_subvolume */
+#define MAY_WRITE			0x2
+#define S_IFMT				00170000
+#define S_IFDIR				0040000
 
 enum armed_for {
 	ARMED_NONE,
-	ARMED_PATH,	/* filename_create() in the ioctl's file system */
+	ARMED_PATH,	/* filename_create() */
 	ARMED_LOOKUP,	/* lookup_one() in the ioctl's folder (btrfs) */
 };
 
 struct pending {
-	const struct inode *dir;	/* refuse the next check on it */
-	__s32 verdict;
 	__u32 armed;			/* enum armed_for */
-	const void *armed_in;		/* its super_block, or folder's dentry */
 	__u32 op;			/* the armed ioctl's */
+	const void *armed_in;		/* btrfs: its folder's dentry */
+	const struct inode *dir;	/* the folder of the last name judged */
+	__s32 verdict;			/* on it: 0 or the refusal */
 };
 
 struct {
@@ -454,20 +459,16 @@ static struct pending *pending_of_task(bool create)
 				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
 }
 
-/*
- * become() - give @p its refusal pending on @dir and what it is @armed
- * for, keeping nr_pending, the count of tasks with either, up to date.
- */
-static void become(struct pending *p, const struct inode *dir, enum armed_for armed)
+/* @p armed for @armed, keeping nr_pending, the count of armed tasks */
+static void become(struct pending *p, enum armed_for armed)
 {
-	bool was = p->dir || p->armed, is = dir || armed;
-
-	if (is && !was)
+	if (armed && !p->armed)
 		__sync_fetch_and_add(&nr_pending, 1);
-	else if (was && !is)
+	else if (!armed && p->armed)
 		__sync_fetch_and_add(&nr_pending, -1);
-	p->dir = dir;
 	p->armed = armed;
+	p->dir = NULL;
+	p->verdict = 0;
 }
 
 /* The dentry a function returned, or NULL for an error. */
@@ -481,15 +482,14 @@ static struct dentry *returned_dentry(void *ctx)
 }
 
 /*
- * judge_copy() - the verdict on @dentry, which a function returned in
- * @ctx, if the task was armed for it (@armed, in what @in_of_dentry
- * says): reported, and its refusal left pending on its folder.
+ * judge_copy() - the verdict on the dentry a function returned in @ctx,
+ * if the task is armed for it (@armed): reported if refused, and kept
+ * for the permission checks on its folder.
  */
-static void judge_copy(void *ctx, enum armed_for armed, bool in_folder)
+static void judge_copy(void *ctx, enum armed_for armed)
 {
 	struct dentry *dentry;
 	struct pending *p;
-	const void *in;
 	int verdict;
 
 	if (!nr_pending)	/* (no task is armed: the common case) */
@@ -500,17 +500,12 @@ static void judge_copy(void *ctx, enum armed_for armed, bool in_folder)
 	dentry = returned_dentry(ctx);
 	if (!dentry)
 		return;
-	in = in_folder ? (const void *)BPF_CORE_READ(dentry, d_parent) :
-			 (const void *)BPF_CORE_READ(dentry, d_sb);
-	if (in != p->armed_in)
+	if (armed == ARMED_LOOKUP && BPF_CORE_READ(dentry, d_parent) != p->armed_in)
 		return;
-	become(p, p->dir, ARMED_NONE);
 	enter();
 	verdict = check_name(BPF_CORE_READ(dentry, d_sb), dentry, p->op);
-	if (verdict) {
-		p->verdict = verdict;
-		become(p, BPF_CORE_READ(dentry, d_parent, d_inode), ARMED_NONE);
-	}
+	p->dir = BPF_CORE_READ(dentry, d_parent, d_inode);
+	p->verdict = verdict;
 	leave(0);
 }
 
@@ -518,7 +513,7 @@ static void judge_copy(void *ctx, enum armed_for armed, bool in_folder)
 SEC("fexit/filename_create")
 int BPF_PROG(utf8names_path_created)
 {
-	judge_copy(ctx, ARMED_PATH, false);
+	judge_copy(ctx, ARMED_PATH);
 	return 0;
 }
 
@@ -526,25 +521,56 @@ int BPF_PROG(utf8names_path_created)
 SEC("fexit/lookup_one")
 int BPF_PROG(utf8names_looked_up)
 {
-	judge_copy(ctx, ARMED_LOOKUP, true);
+	judge_copy(ctx, ARMED_LOOKUP);
 	return 0;
 }
 
-/* done_path_create(), or end_creating_path() */
-SEC("fentry/done_path_create")
-int BPF_PROG(utf8names_path_done)
+/* The task's ioctl is done: what it armed ends. */
+static void ioctl_done(void)
+{
+	struct pending *p;
+
+	if (!nr_pending)
+		return;
+	p = pending_of_task(false);
+	if (p)
+		become(p, ARMED_NONE);
+}
+
+/* the ioctl system call's entry point: the loader names this CPU's */
+SEC("fexit/__x64_sys_ioctl")
+int BPF_PROG(utf8names_ioctl_done)
+{
+	ioctl_done();
+	return 0;
+}
+
+/* and the 32-bit one's */
+SEC("fexit/__ia32_compat_sys_ioctl")
+int BPF_PROG(utf8names_ioctl_compat_done)
+{
+	ioctl_done();
+	return 0;
+}
+
+/* a task that ends armed (killed in its ioctl) is no longer counted */
+SEC("lsm/task_free")
+int BPF_PROG(utf8names_task_free, struct task_struct *task)
 {
 	struct pending *p;
 
 	if (!nr_pending)
 		return 0;
-	p = pending_of_task(false);
+	p = bpf_task_storage_get(&pendings, task, NULL, 0);
 	if (p)
-		become(p, NULL, p->armed);
+		become(p, ARMED_NONE);
 	return 0;
 }
 
-/* the refusal pending on @inode for this task, if any; it ends here */
+/*
+ * The verdict on a name judged in @inode, for an armed task; and for one
+ * that asks to write in a folder where no name was judged, a refusal.
+ */
 SEC("lsm/inode_permission")
 int BPF_PROG(utf8names_inode_permission, struct inode *inode, int mask, int ret)
 {
@@ -554,11 +580,18 @@ int BPF_PROG(utf8names_inode_permission, struct inode *inode, int mask, int ret)
 	if (ret || !nr_pending)
 		return ret;
 	p = pending_of_task(false);
-	if (!p || !p->dir || p->dir != inode)
+	if (!p || !p->armed)
+		return 0;
+	if (p->dir == inode)
+		verdict = p->verdict;
+	else if ((mask & MAY_WRITE) &&
+		 (BPF_CORE_READ(inode, i_mode) & S_IFMT) == S_IFDIR)
+		verdict = refuse(-EPERM);
+	else
 		return 0;
 	enter();
-	verdict = detached ? 0 : p->verdict;
-	become(p, NULL, p->armed);
+	if (detached)
+		verdict = 0;
 	if (verdict < -MAX_ERRNO || verdict > 0)	/* (for the verifier) */
 		verdict = -EACCES;
 	return leave(verdict);
@@ -566,14 +599,15 @@ int BPF_PROG(utf8names_inode_permission, struct inode *inode, int mask, int ret)
 
 /*
  * The ioctl @cmd on @file: arm the task if it makes a name only the
- * kernel's copy shows, ending what an earlier ioctl left pending.
+ * kernel's copy shows (wherever that lands: check_name() applies
+ * --mount), ending what an earlier ioctl left armed.
  */
 static int arm(struct file *file, unsigned int cmd)
 {
 	const struct super_block *sb = BPF_CORE_READ(file, f_inode, i_sb);
 	enum armed_for armed = ARMED_NONE;
 	enum utf8names_op op = UTF8NAMES_SNAPSHOT;
-	unsigned long magic, want = 0;
+	unsigned long want = 0;
 	struct pending *p;
 
 	switch (cmd) {
@@ -599,24 +633,22 @@ static int arm(struct file *file, unsigned int cmd)
 		armed = ARMED_PATH;
 		break;
 	}
-	magic = BPF_CORE_READ(sb, s_magic);
-	if (armed && (magic != want || !on_our_fs(sb)))
+	if (armed && (BPF_CORE_READ(sb, s_magic) != want || detached))
 		armed = ARMED_NONE;
 	if (!armed && !nr_pending)
 		return 0;
 	p = pending_of_task(armed);
 	if (p)
-		become(p, NULL, ARMED_NONE);
+		become(p, ARMED_NONE);
 	if (!armed)
 		return 0;
 	if (armed == ARMED_PATH ? path_blind : lookup_blind)
 		return refuse(-EPERM);
 	if (!p)
 		return refuse(-ENOMEM);
-	p->armed_in = armed == ARMED_PATH ? (const void *)sb :
-		      (const void *)BPF_CORE_READ(file, f_path.dentry);
+	p->armed_in = BPF_CORE_READ(file, f_path.dentry);
 	p->op = op;
-	become(p, NULL, armed);
+	become(p, armed);
 	return 0;
 }
 

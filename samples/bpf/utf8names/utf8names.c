@@ -593,17 +593,38 @@ static const char *const optional[][2] = {
 	{ "utf8names_file_ioctl_compat", "bpf_lsm_file_ioctl_compat" },
 };
 
+/* where load() says a kernel lacks what shows a name's copy */
+static bool *path_blind(struct utf8names_bpf *skel)
+{
+	return (bool *)&skel->rodata->path_blind;
+}
+
+static bool *lookup_blind(struct utf8names_bpf *skel)
+{
+	return (bool *)&skel->rodata->lookup_blind;
+}
+
 /*
- * The kernel functions that return the dentries of names no inode hook
- * sees, and end them (utf8names.bpf.c, "the kernel's copies"): each
- * program attaches to the first of its functions this kernel has (6.18
- * renamed two). Without its first two, ocfs2's reflink and bcachefs's
- * subvolume ioctls are refused; without the third, btrfs's.
+ * The kernel functions of the policy's tracing programs (utf8names.bpf.c,
+ * "the kernel's copies"), by the names kernels give them (6.18 renamed
+ * one; the system calls' have their CPU's prefix): each program attaches
+ * to the first this kernel has. Without the function that shows a copy,
+ * the ioctls that make names with it are refused (@blind); without the
+ * end of the ioctl system call, what an ioctl armed ends at the task's
+ * next ioctl.
  */
-static const char *const copies[][3] = {
-	{ "utf8names_path_created", "filename_create", NULL },
-	{ "utf8names_path_done", "end_creating_path", "done_path_create" },
-	{ "utf8names_looked_up", "start_creating_killable", "lookup_one" },
+static const struct {
+	const char *prog, *funcs[3];
+	bool *(*blind)(struct utf8names_bpf *skel);
+	const char *what;
+} copies[] = {
+	{ "utf8names_path_created", { "filename_create" }, path_blind,
+	  "ocfs2 reflinks and bcachefs subvolumes" },
+	{ "utf8names_looked_up", { "start_creating_killable", "lookup_one" }, lookup_blind,
+	  "btrfs subvolumes and snapshots" },
+	{ "utf8names_ioctl_done", { "__x64_sys_ioctl", "__arm64_sys_ioctl" } },
+	{ "utf8names_ioctl_compat_done",
+	  { "__ia32_compat_sys_ioctl", "__arm64_compat_sys_ioctl" } },
 };
 
 /* Is @func (a BPF LSM hook's attach point) in the kernel's BTF? */
@@ -673,27 +694,24 @@ static struct utf8names_bpf *load(const struct settings *s)
 			bpf_program__set_autoload(prog, false);
 	}
 	for (i = 0; i < ARRAY_SIZE(copies); i++) {
-		const char *func = kernel_has(copies[i][1]) ? copies[i][1] :
-				   copies[i][2] && kernel_has(copies[i][2]) ? copies[i][2] : NULL;
+		const char *func = NULL;
+		unsigned int f;
 
-		prog = bpf_object__find_program_by_name(skel->obj, copies[i][0]);
+		for (f = 0; !func && f < ARRAY_SIZE(copies[i].funcs) && copies[i].funcs[f]; f++)
+			if (kernel_has(copies[i].funcs[f]))
+				func = copies[i].funcs[f];
+		prog = bpf_object__find_program_by_name(skel->obj, copies[i].prog);
 		if (func) {
 			bpf_program__set_attach_target(prog, 0, func);
 			continue;
 		}
 		bpf_program__set_autoload(prog, false);
-		if (i < 2)
-			skel->rodata->path_blind = true;
-		else
-			skel->rodata->lookup_blind = true;
-		fprintf(stderr, "utf8names: this kernel has no %s(): %s are refused (EPERM)\n",
-			copies[i][1], i < 2 ? "ocfs2 reflinks and bcachefs subvolumes" :
-			"btrfs subvolumes and snapshots");
-	}
-	/* (both or neither: the refusal pending must end) */
-	if (skel->rodata->path_blind) {
-		bpf_program__set_autoload(skel->progs.utf8names_path_created, false);
-		bpf_program__set_autoload(skel->progs.utf8names_path_done, false);
+		if (copies[i].blind) {
+			*copies[i].blind(skel) = true;
+			fprintf(stderr,
+				"utf8names: this kernel has no %s(): %s are refused (EPERM)\n",
+				copies[i].funcs[0], copies[i].what);
+		}
 	}
 	err = utf8names_bpf__load(skel);
 	if (err) {
@@ -794,7 +812,7 @@ static void remove_tree(int dirfd, const char *name, int depth)
 	DIR *d;
 	int fd;
 
-	if (!unlinkat(dirfd, name, 0) || errno == ENOENT || depth > 16)
+	if (!unlinkat(dirfd, name, 0) || errno == ENOENT || depth > 64)
 		return;
 	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	d = fd >= 0 ? fdopendir(fd) : NULL;
@@ -808,11 +826,6 @@ static void remove_tree(int dirfd, const char *name, int depth)
 	unlinkat(dirfd, name, AT_REMOVEDIR);
 }
 
-static void unpin_all(void)
-{
-	remove_tree(AT_FDCWD, PIN_DIR, 0);
-}
-
 /*
  * Whether PIN_DIR is a folder root made and no one else can change: a
  * bpffs mounted without mode=0700 (busybox, OpenRC, many containers; not
@@ -824,70 +837,118 @@ static bool roots_alone(const struct stat *st)
 }
 
 /*
- * Make PIN_DIR, root's alone, or say why not. What a user made there
- * first is removed (with the pins in it) and the folder made again: a
- * folder this process made with mode 0700 no one else can enter, and in
- * the sticky bpffs root no one else can remove or replace.
+ * The commands that change what is pinned (--pin, --reload, --detach) take
+ * turns: a lock in /run, where no user can make or hold the file. Held
+ * until the process ends; 0, or 1 having said why not.
  */
-static int make_pin_dir(void)
+#define PIN_LOCK	"/run/utf8names.lock"
+
+static int lock_pins(void)
+{
+	int fd;
+
+	mkdir("/run", 0755);	/* (a bare initramfs may have none) */
+	fd = open(PIN_LOCK, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 || flock(fd, LOCK_EX)) {
+		fprintf(stderr, "utf8names: %s: %s\n", PIN_LOCK, strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+static int end_pinned_in(const char *dir);
+
+/*
+ * What was at PIN_DIR before this policy, now at @dir: a policy not
+ * whole (ended), or what a user made (removed).
+ */
+static void clear_away(const char *dir)
 {
 	struct stat st;
-	int tries;
 
-	for (tries = 0; tries < 10; tries++) {
-		if (!mkdir(PIN_DIR, 0700))
-			return 0;
-		if (errno != EEXIST) {
-			fprintf(stderr,
-				"utf8names: cannot make %s: %s (is bpffs mounted on /sys/fs/bpf?)\n",
-				PIN_DIR, strerror(errno));
-			return 1;
-		}
-		if (lstat(PIN_DIR, &st))
-			continue;	/* (gone again) */
-		if (roots_alone(&st)) {
-			fprintf(stderr,
-				"utf8names: a policy is pinned already (--status says what; --detach ends it)\n");
-			return 1;
-		}
-		fprintf(stderr,
-			"utf8names: removing %s, which uid %u made, not utf8names (every user may write in /sys/fs/bpf: mount it with mode=0700)\n",
-			PIN_DIR, (unsigned int)st.st_uid);
-		unpin_all();
+	if (lstat(dir, &st))
+		return;
+	if (roots_alone(&st)) {
+		end_pinned_in(dir);
+		return;
 	}
 	fprintf(stderr,
-		"utf8names: another user makes %s again each time it is removed: mount bpffs on /sys/fs/bpf with mode=0700 (mount -o remount,mode=0700 /sys/fs/bpf)\n",
-		PIN_DIR);
-	return 1;
+		"utf8names: removed %s, which uid %u made, not utf8names (every user may write in /sys/fs/bpf: mount it with mode=0700)\n",
+		PIN_DIR, (unsigned int)st.st_uid);
+	remove_tree(AT_FDCWD, dir, 0);
 }
 
 /*
- * Pin the links and the maps in PIN_DIR, so that the policy stays when
- * this process ends. 0, or 1 with nothing pinned.
+ * Policies a --pin killed before it moved them into place: ended. (Under
+ * the lock: no other --pin is half way. What a user made is theirs.)
+ */
+static void sweep_leftovers(void)
+{
+	DIR *d = opendir("/sys/fs/bpf");
+	char path[PATH_MAX];
+	struct dirent *ent;
+	struct stat st;
+
+	while (d && (ent = readdir(d))) {
+		if (strncmp(ent->d_name, "utf8names-new-", 14))
+			continue;
+		snprintf(path, sizeof(path), "/sys/fs/bpf/%s", ent->d_name);
+		if (!lstat(path, &st) && roots_alone(&st))
+			end_pinned_in(path);
+	}
+	if (d)
+		closedir(d);
+}
+
+/*
+ * Pin the links and the maps in a folder of this process's own, then
+ * move it into place at PIN_DIR: if something is there (a policy that is
+ * not whole, or a folder a user made first on a bpffs every user may
+ * write in), the two are exchanged, and what was there ended or removed.
+ * The new policy enforces all the while: no gap. 0, or 1 with nothing
+ * pinned.
  */
 static int pin(struct utf8names_bpf *skel, struct bpf_link **links, int nr)
 {
-	char path[PATH_MAX];
+	/* (bpffs takes no dot in a name) */
+	char tmp[] = "/sys/fs/bpf/utf8names-new-XXXXXX", path[PATH_MAX];
 	unsigned int i;
-	int n;
+	int n, tries;
 
-	if (make_pin_dir())
+	sweep_leftovers();
+	if (!mkdtemp(tmp)) {	/* (mode 0700) */
+		fprintf(stderr,
+			"utf8names: cannot make %s: %s (is bpffs mounted on /sys/fs/bpf?)\n",
+			tmp, strerror(errno));
 		return 1;
+	}
 	/* the maps first: a pinned link is a policy --detach must find */
 	for (i = 0; i < ARRAY_SIZE(pinned_maps); i++) {
-		snprintf(path, sizeof(path), PIN_DIR "/%s", pinned_maps[i]);
+		snprintf(path, sizeof(path), "%s/%s", tmp, pinned_maps[i]);
 		if (bpf_obj_pin(map_fd_by_name(skel, pinned_maps[i]), path))
 			goto fail;
 	}
 	for (n = 0; n < nr; n++) {
-		snprintf(path, sizeof(path), PIN_DIR "/link-%d", n);
+		snprintf(path, sizeof(path), "%s/link-%d", tmp, n);
 		if (bpf_link__pin(links[n], path))
 			goto fail;
 	}
-	return 0;
+	snprintf(path, sizeof(path), "%s", PIN_DIR);
+	for (tries = 0; tries < 10; tries++) {
+		if (!renameat2(AT_FDCWD, tmp, AT_FDCWD, PIN_DIR, RENAME_NOREPLACE))
+			return 0;
+		if (errno != EEXIST)
+			goto fail;
+		if (!renameat2(AT_FDCWD, tmp, AT_FDCWD, PIN_DIR, RENAME_EXCHANGE)) {
+			clear_away(tmp);
+			return 0;
+		}
+		if (errno != ENOENT)	/* (gone in between: try again) */
+			goto fail;
+	}
 fail:
 	fprintf(stderr, "utf8names: %s: %s\n", path, strerror(errno));
-	unpin_all();
+	remove_tree(AT_FDCWD, tmp, 0);
 	return 1;
 }
 
@@ -918,12 +979,17 @@ static int pin_state(void)
 	return 1;
 }
 
-static int pinned_fd(const char *name)
+static int pinned_fd_in(const char *dir, const char *name)
 {
 	char path[PATH_MAX];
 
-	snprintf(path, sizeof(path), PIN_DIR "/%s", name);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	return bpf_obj_get(path);
+}
+
+static int pinned_fd(const char *name)
+{
+	return pinned_fd_in(PIN_DIR, name);
 }
 
 /*
@@ -1028,29 +1094,31 @@ static int status(void)
 	close(guarded);
 	if (state_fd >= 0)
 		close(state_fd);
+	if (ro.some_fs && !n) {
+		fprintf(stderr, "utf8names: the pinned policy guards no file system\n");
+		return 1;
+	}
 	return pinned_whole(true) ? 0 : 1;
 }
 
 /*
- * --detach: end a pinned policy; 0, or 3 if none is pinned. The kernel
- * frees a link whose pin is removed a little later, so the programs are
- * told first (detached, in their state map): the policy ends as this
- * returns.
+ * End the policy pinned in @dir and remove it; 0, or 1 having said why
+ * not. The kernel frees a link whose pin is removed a little later, so
+ * the programs are told first (detached, in their state map): the policy
+ * ends as this returns.
  */
-static int detach(bool quiet)
+static int end_pinned_in(const char *dir)
 {
-	int is = pin_state(), state, counts, ended;
+	int state, counts, ended;
 
-	if (is <= 0)
-		return is ? 1 : 3;
 	/* (a pin interrupted before its state was pinned has no links) */
-	state = pinned_fd("state");
+	state = pinned_fd_in(dir, "state");
 	if (state < 0 && errno != ENOENT) {
-		fprintf(stderr, "utf8names: %s/state: %s\n", PIN_DIR, strerror(errno));
+		fprintf(stderr, "utf8names: %s/state: %s\n", dir, strerror(errno));
 		return 1;
 	}
 	if (state >= 0) {
-		counts = pinned_fd("counts");
+		counts = pinned_fd_in(dir, "counts");
 		ended = counts >= 0 ? end_programs(state, counts, 0) : -1;
 		if (ended)
 			fprintf(stderr, "utf8names: %s: not detached, the policy still enforces\n",
@@ -1062,14 +1130,29 @@ static int detach(bool quiet)
 		if (ended)
 			return 1;
 	}
-	unpin_all();
-	if (!access(PIN_DIR, F_OK)) {
-		fprintf(stderr, "utf8names: stopped, but cannot remove %s: %s\n", PIN_DIR,
+	remove_tree(AT_FDCWD, dir, 0);
+	if (!access(dir, F_OK)) {
+		fprintf(stderr, "utf8names: stopped, but cannot remove %s: %s\n", dir,
 			strerror(errno));
 		return 1;
 	}
-	if (!quiet)
-		fprintf(stderr, "utf8names: detached\n");
+	return 0;
+}
+
+/* --detach: end the pinned policy; 0, or 3 if none is pinned. */
+static int detach(void)
+{
+	int is;
+
+	if (lock_pins())
+		return 1;
+	sweep_leftovers();
+	is = pin_state();
+	if (is <= 0)
+		return is ? 1 : 3;
+	if (end_pinned_in(PIN_DIR))
+		return 1;
+	fprintf(stderr, "utf8names: detached\n");
 	return 0;
 }
 
@@ -1191,11 +1274,14 @@ static bool read_config(struct settings *s, const char *file)
  */
 static int reload(const struct settings *s)
 {
-	int is = pin_state(), settings, guarded, ret = 1;
+	int is, settings, guarded, ret = 1;
 
+	if (!privileged())
+		return 1;
+	is = pin_state();
 	if (is <= 0)
 		return is ? 1 : 3;
-	if (!pinned_whole(true))
+	if (lock_pins() || !pinned_whole(true))
 		return 1;
 	settings = pinned_fd("settings");
 	guarded = pinned_fd("guarded");
@@ -1299,7 +1385,7 @@ int main(int argc, char **argv)
 	if (asking)
 		return status();
 	if (detaching)
-		return detach(false);
+		return detach();
 	if (following && !pinning)
 		return follow_pinned();
 
@@ -1312,6 +1398,8 @@ int main(int argc, char **argv)
 	if (reloading)
 		return reload(&s);
 	if (!privileged() || !bpf_lsm_active() || !kfuncs_present())
+		return 1;
+	if (pinning && lock_pins())
 		return 1;
 	/* one that is not whole is replaced, once the new one enforces */
 	if (pinning && !lstat(PIN_DIR, &st) && roots_alone(&st)) {
@@ -1341,11 +1429,8 @@ int main(int argc, char **argv)
 	}
 	print_coverage();
 	if (pinning) {
-		if (replacing) {
+		if (replacing)
 			pinned_whole(true);
-			if (detach(true))
-				goto out;
-		}
 		if (pin(skel, links, nr_links))
 			goto out;
 		print_enforcing(&s, "pinned in " PIN_DIR " until utf8names --detach");
