@@ -2101,7 +2101,8 @@ int main(int argc, char **argv)
 		flip_race(FLIP_REFLINK, "/tmp/oc/race", "/tmp/oc/race/src", "ocfs2 reflinks");
 	}
 	status = stop(&p, SIGTERM, &out, &err);
-	tap_result(ready && status == 0, "the policy ran through the second-thread attack (%d)", status);
+	tap_result(ready && status == 0,
+		   "the policy ran through the second-thread attack (%d)", status);
 	free(out);
 	free(err);
 	if (btrfs)
