@@ -820,8 +820,6 @@ static void mqueue_routes(const char *guarded, bool everywhere)
 			child_says(fds[1], "whiteout", errno_of(unlink("/tmp/mq-merged/mq" BAD)));
 		_exit(0);
 	}
-	close(fds[1]);
-	c.fd = fds[0];
 	said = child_end(&c);
 	printf("# mqueue: %s\n", said);
 	if (everywhere)
@@ -833,6 +831,38 @@ static void mqueue_routes(const char *guarded, bool everywhere)
 			   "--mount: an mqueue name is not checked, but overlayfs cannot white it out into the guarded file system");
 	free(said);
 	system("rm -rf /tmp/un/mq-up /tmp/un/mq-work");
+}
+
+/*
+ * Fork a child that is uid 1000, with no groups, and says its results
+ * with child_says() on @fd (the write end); @dir, if any, is made first,
+ * for everyone to write in. true in the child, false in the parent, which
+ * reads them from c->fd (no child if c->pid < 0).
+ */
+static bool user_child(struct child *c, const char *dir, int *fd)
+{
+	int fds[2];
+
+	if (dir) {
+		mkdir(dir, 0777);
+		chmod(dir, 0777);
+	}
+	c->pid = -1;
+	c->fd = -1;
+	if (pipe(fds))
+		return false;
+	c->pid = fork();
+	if (c->pid == 0) {
+		close(fds[0]);
+		*fd = fds[1];
+		if (setgroups(0, NULL) || setresgid(1000, 1000, 1000) ||
+		    setresuid(1000, 1000, 1000))
+			_exit(3);
+		return true;
+	}
+	close(fds[1]);
+	c->fd = fds[0];
+	return false;
 }
 
 /* --- btrfs --------------------------------------------------------------- */
@@ -920,17 +950,9 @@ static void btrfs_routes(const char *mnt, const char *sub, const char *what)
 
 	snprintf(dir, sizeof(dir), "%s/%s", mnt, sub);
 	snprintf(own, sizeof(own), "%s/%s/own", mnt, sub);
-	mkdir(dir, 0777);
-	chmod(dir, 0777);
-	if (pipe(fds))
-		return;
-	c.pid = fork();
-	if (c.pid == 0) {
+	if (user_child(&c, dir, &fds[1])) {
 		char name[64];
 
-		if (setgroups(0, NULL) || setresgid(1000, 1000, 1000) ||
-		    setresuid(1000, 1000, 1000))
-			_exit(3);
 		child_says(fds[1], "own", btrfs_make(dir, BTRFS_IOC_SUBVOL_CREATE, "own", NULL));
 		/* refused by the file system's permissions first: nothing stays */
 		child_says(fds[1], "denied",
@@ -948,8 +970,6 @@ static void btrfs_routes(const char *mnt, const char *sub, const char *what)
 		}
 		_exit(0);
 	}
-	close(fds[1]);
-	c.fd = fds[0];
 	said = child_end(&c);
 	printf("# btrfs (%s): %s\n", what, said);
 	{
@@ -1014,18 +1034,10 @@ static void ocfs2_routes(const char *mnt, const char *sub, const char *what)
 
 	snprintf(dir, sizeof(dir), "%s/%s", mnt, sub);
 	snprintf(own, sizeof(own), "%s/own", dir);
-	mkdir(dir, 0777);
-	chmod(dir, 0777);
-	if (pipe(fds))
-		return;
-	c.pid = fork();
-	if (c.pid == 0) {
+	if (user_child(&c, dir, &fds[1])) {
 		char to[PATH_MAX + 32], word[32];
 		int fd, preserve;
 
-		if (setgroups(0, NULL) || setresgid(1000, 1000, 1000) ||
-		    setresuid(1000, 1000, 1000))
-			_exit(3);
 		fd = open(own, O_CREAT | O_WRONLY, 0644);
 		child_says(fds[1], "own", fd >= 0 && write(fd, "data", 4) == 4 ? 0 : errno);
 		if (fd >= 0)
@@ -1045,8 +1057,6 @@ static void ocfs2_routes(const char *mnt, const char *sub, const char *what)
 		child_says(fds[1], "after-valid", errno_of(mkdir(to, 0755)));
 		_exit(0);
 	}
-	close(fds[1]);
-	c.fd = fds[0];
 	said = child_end(&c);
 	printf("# ocfs2 (%s): %s\n", what, said);
 	ok = child_result(said, "own") == 0 &&
@@ -1736,13 +1746,7 @@ static void pin_folder_taken(const char *dir)
 
 	umount2("/sys/fs/bpf", MNT_DETACH);
 	mount("bpf", "/sys/fs/bpf", "bpf", 0, NULL);
-	if (pipe(fds))
-		return;
-	c.pid = fork();
-	if (c.pid == 0) {
-		if (setgroups(0, NULL) || setresgid(1000, 1000, 1000) ||
-		    setresuid(1000, 1000, 1000))
-			_exit(3);
+	if (user_child(&c, NULL, &fds[1])) {
 		child_says(fds[1], "mkdir", errno_of(mkdir("/sys/fs/bpf/utf8names", 0777)));
 		/* (deeper than any removal would go) */
 		{
