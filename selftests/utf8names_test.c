@@ -820,6 +820,8 @@ static void mqueue_routes(const char *guarded, bool everywhere)
 			child_says(fds[1], "whiteout", errno_of(unlink("/tmp/mq-merged/mq" BAD)));
 		_exit(0);
 	}
+	close(fds[1]);
+	c.fd = fds[0];
 	said = child_end(&c);
 	printf("# mqueue: %s\n", said);
 	if (everywhere)
@@ -1762,8 +1764,6 @@ static void pin_folder_taken(const char *dir)
 		}
 		_exit(0);
 	}
-	close(fds[1]);
-	c.fd = fds[0];
 	said = child_end(&c);
 	asked = pin_run("--status", NULL, NULL, &out, &err);
 	tap_result(child_result(said, "mkdir") == 0 && asked == 3 &&
