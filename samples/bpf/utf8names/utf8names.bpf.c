@@ -598,6 +598,29 @@ int BPF_PROG(utf8names_inode_permission, struct inode *inode, int mask, int ret)
 }
 
 /*
+ * arm_task() - arm the task for @armed, on behalf of its ioctl @op on
+ * @file, in flight (it reads detached): 0, or the refusal where it cannot.
+ */
+static int arm_task(struct file *file, enum armed_for armed, enum utf8names_op op)
+{
+	struct pending *p;
+
+	p = pending_of_task(true);
+	if (p)
+		become(p, ARMED_NONE);
+	if (detached)
+		return 0;
+	if (armed == ARMED_PATH ? path_blind : lookup_blind)
+		return refuse(-EPERM);
+	if (!p)
+		return refuse(-ENOMEM);
+	p->armed_in = BPF_CORE_READ(file, f_path.dentry);
+	p->op = op;
+	become(p, armed);
+	return 0;
+}
+
+/*
  * The ioctl @cmd on @file: arm the task if it makes a name only the
  * kernel's copy shows (wherever that lands: check_name() applies
  * --mount), ending what an earlier ioctl left armed.
@@ -633,22 +656,17 @@ static int arm(struct file *file, unsigned int cmd)
 		armed = ARMED_PATH;
 		break;
 	}
-	if (armed && (BPF_CORE_READ(sb, s_magic) != want || detached))
+	if (armed && BPF_CORE_READ(sb, s_magic) != want)
 		armed = ARMED_NONE;
 	if (!armed && !nr_pending)
-		return 0;
-	p = pending_of_task(armed);
+		return 0;	/* (every other ioctl: no atomics) */
+	if (armed) {
+		enter();
+		return leave(arm_task(file, armed, op));
+	}
+	p = pending_of_task(false);
 	if (p)
 		become(p, ARMED_NONE);
-	if (!armed)
-		return 0;
-	if (armed == ARMED_PATH ? path_blind : lookup_blind)
-		return refuse(-EPERM);
-	if (!p)
-		return refuse(-ENOMEM);
-	p->armed_in = BPF_CORE_READ(file, f_path.dentry);
-	p->op = op;
-	become(p, armed);
 	return 0;
 }
 
@@ -658,8 +676,7 @@ int BPF_PROG(utf8names_file_ioctl, struct file *file, unsigned int cmd,
 {
 	if (ret)
 		return ret;
-	enter();
-	return leave(arm(file, cmd));
+	return arm(file, cmd);
 }
 
 /* 32-bit callers, where the kernel has a hook of their own */
@@ -669,6 +686,5 @@ int BPF_PROG(utf8names_file_ioctl_compat, struct file *file, unsigned int cmd,
 {
 	if (ret)
 		return ret;
-	enter();
-	return leave(arm(file, cmd));
+	return arm(file, cmd);
 }
