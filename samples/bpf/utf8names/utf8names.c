@@ -593,17 +593,6 @@ static const char *const optional[][2] = {
 	{ "utf8names_file_ioctl_compat", "bpf_lsm_file_ioctl_compat" },
 };
 
-/* where load() says a kernel lacks what shows a name's copy */
-static bool *path_blind(struct utf8names_bpf *skel)
-{
-	return (bool *)&skel->rodata->path_blind;
-}
-
-static bool *lookup_blind(struct utf8names_bpf *skel)
-{
-	return (bool *)&skel->rodata->lookup_blind;
-}
-
 /*
  * The kernel functions of the policy's tracing programs (utf8names.bpf.c,
  * "the kernel's copies"), by the names kernels give them (6.18 renamed
@@ -615,12 +604,11 @@ static bool *lookup_blind(struct utf8names_bpf *skel)
  */
 static const struct {
 	const char *prog, *funcs[3];
-	bool *(*blind)(struct utf8names_bpf *skel);
-	const char *what;
+	const char *blind;	/* what is refused without it */
 } copies[] = {
-	{ "utf8names_path_created", { "filename_create" }, path_blind,
+	{ "utf8names_path_created", { "filename_create" },
 	  "ocfs2 reflinks and bcachefs subvolumes" },
-	{ "utf8names_looked_up", { "start_creating_killable", "lookup_one" }, lookup_blind,
+	{ "utf8names_looked_up", { "start_creating_killable", "lookup_one" },
 	  "btrfs subvolumes and snapshots" },
 	{ "utf8names_ioctl_done", { "__x64_sys_ioctl", "__arm64_sys_ioctl" } },
 	{ "utf8names_ioctl_compat_done",
@@ -706,12 +694,14 @@ static struct utf8names_bpf *load(const struct settings *s)
 			continue;
 		}
 		bpf_program__set_autoload(prog, false);
-		if (copies[i].blind) {
-			*copies[i].blind(skel) = true;
+		if (prog == skel->progs.utf8names_path_created)
+			skel->rodata->path_blind = true;
+		if (prog == skel->progs.utf8names_looked_up)
+			skel->rodata->lookup_blind = true;
+		if (copies[i].blind)
 			fprintf(stderr,
 				"utf8names: this kernel has no %s(): %s are refused (EPERM)\n",
-				copies[i].funcs[0], copies[i].what);
-		}
+				copies[i].funcs[0], copies[i].blind);
 	}
 	err = utf8names_bpf__load(skel);
 	if (err) {
