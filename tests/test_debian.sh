@@ -104,7 +104,8 @@ expect_files utf8names "/etc/utf8names.conf
 /usr/share/man/man8/utf8names.8.gz"
 dkms_files=$(cd "$top" && printf '%s\n' $(scripts/module/module-files) \
 	samples/utf8val_client.c dkms.conf | sed "s|^|/usr/src/utf8val-$version/|")
-expect_files utf8val-dkms "$(printf '%s\n' "$dkms_files" /usr/share/man/man4/utf8val.4.gz | sort)"
+expect_files utf8val-dkms "$(printf '%s\n' "$dkms_files" /usr/share/man/man4/utf8val.4.gz \
+	/usr/lib/modules-load.d/utf8val.conf | sort)"
 
 # The user-space packages on this machine, then gone again.
 purge
