@@ -49,6 +49,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
@@ -1483,6 +1484,8 @@ static void detach_at_exit(void)
 	}
 }
 
+static void pinned_and_followed(void);
+
 static void pinned_policy(const char *dir)
 {
 	struct policy p;
@@ -1569,6 +1572,62 @@ static void pinned_policy(const char *dir)
 	status = pin_run("--status", NULL, NULL, &out, &err);
 	tap_result(status == 3 && strstr(err, "no policy is pinned"),
 		   "--status with nothing pinned exits 3 and says so (%d)", status);
+	free(out);
+	free(err);
+	pinned_and_followed();
+}
+
+/*
+ * --pin --follow, as utf8names.service runs it: it tells systemd when the
+ * policy enforces (NOTIFY_SOCKET), and while it follows it holds no lock,
+ * so that --reload and --detach (ExecReload, ExecStop) do not wait for it.
+ */
+static void pinned_and_followed(void)
+{
+	const char *const args[] = { "--pin", "--follow", "--config", "/tmp/utf8names.conf", NULL };
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	struct timeval wait = { .tv_sec = 30 };
+	char said[64] = "", *out, *err;
+	struct policy p;
+	int sock, lock, status;
+	ssize_t n = -1;
+	bool ready, free_lock = false;
+
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "/tmp/notify");
+	unlink(addr.sun_path);
+	sock = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (sock < 0 || bind(sock, (struct sockaddr *)&addr, sizeof(addr)) ||
+	    setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof(wait))) {
+		tap_result(false, "a socket for NOTIFY_SOCKET: %s", strerror(errno));
+		return;
+	}
+	setenv("NOTIFY_SOCKET", addr.sun_path, 1);
+	ready = start_argv(&p, args);
+	unsetenv("NOTIFY_SOCKET");
+	if (ready)
+		n = recv(sock, said, sizeof(said) - 1, 0);
+	close(sock);
+	if (n > 0)
+		said[n] = '\0';
+	tap_result(ready && !strcmp(said, "READY=1"),
+		   "--pin --follow tells NOTIFY_SOCKET READY=1 once the policy enforces (%s)",
+		   n < 0 ? strerror(errno) : said);
+	lock = open("/run/utf8names.lock", O_RDWR | O_CLOEXEC);
+	if (lock >= 0) {
+		free_lock = !flock(lock, LOCK_EX | LOCK_NB);
+		close(lock);
+	}
+	tap_result(ready && free_lock,
+		   "--pin --follow holds no lock once it follows: --reload and --detach need not wait");
+	if (free_lock) {
+		status = pin_run("--detach", NULL, NULL, &out, &err);
+		tap_result(status == 0, "--detach while it follows: detached (%d)", status);
+		free(out);
+		free(err);
+	} else {
+		tap_result(false, "--detach while it follows: not tried, it would wait for ever");
+	}
+	status = stop(&p, SIGTERM, &out, &err);
 	free(out);
 	free(err);
 }

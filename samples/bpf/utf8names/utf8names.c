@@ -43,6 +43,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,7 +53,9 @@
 #include <linux/capability.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -532,6 +535,36 @@ out:
  * With @skel and its @links (a policy this process loaded and did not
  * pin), end it then, and account for every refusal it made.
  */
+/*
+ * Under systemd (Type=notify), say that the policy is in force and its
+ * refusals are read: units ordered after this one, user logins among them,
+ * start only then. The protocol is one datagram; no libsystemd needed.
+ */
+static void notify_ready(void)
+{
+	const char *path = getenv("NOTIFY_SOCKET");
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	size_t len;
+	int fd;
+
+	if (!path || (path[0] != '/' && path[0] != '@'))
+		return;
+	len = strlen(path);
+	if (len >= sizeof(addr.sun_path))
+		return;
+	memcpy(addr.sun_path, path, len);
+	if (path[0] == '@')	/* an abstract socket's name */
+		addr.sun_path[0] = 0;
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	if (sendto(fd, "READY=1", 7, 0, (struct sockaddr *)&addr,
+		   offsetof(struct sockaddr_un, sun_path) + len) < 0)
+		fprintf(stderr, "utf8names: cannot tell systemd it is ready: %s\n",
+			strerror(errno));
+	close(fd);
+}
+
 static int follow(int events_fd, int counts_fd, struct utf8names_bpf *skel,
 		  struct bpf_link **links, int nr_links)
 {
@@ -544,6 +577,7 @@ static int follow(int events_fd, int counts_fd, struct utf8names_bpf *skel,
 		fprintf(stderr, "utf8names: cannot map the ring buffer: %s\n", strerror(errno));
 		return 1;
 	}
+	notify_ready();
 	while (!signalled) {
 		err = ring_buffer__poll(rb, 200);
 		if (err < 0 && err != -EINTR) {
@@ -829,21 +863,30 @@ static bool roots_alone(const struct stat *st)
 /*
  * The commands that change what is pinned (--pin, --reload, --detach) take
  * turns: a lock in /run, where no user can make or hold the file. Held
- * until the process ends; 0, or 1 having said why not.
+ * until the change is made (unlock_pins()) or the process ends; 0, or 1
+ * having said why not.
  */
 #define PIN_LOCK	"/run/utf8names.lock"
 
+static int pins_lock = -1;
+
 static int lock_pins(void)
 {
-	int fd;
-
 	mkdir("/run", 0755);	/* (a bare initramfs may have none) */
-	fd = open(PIN_LOCK, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0 || flock(fd, LOCK_EX)) {
+	pins_lock = open(PIN_LOCK, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (pins_lock < 0 || flock(pins_lock, LOCK_EX)) {
 		fprintf(stderr, "utf8names: %s: %s\n", PIN_LOCK, strerror(errno));
 		return 1;
 	}
 	return 0;
+}
+
+/* --pin --follow: a --detach or --reload must not wait for the follower */
+static void unlock_pins(void)
+{
+	if (pins_lock >= 0)
+		close(pins_lock);
+	pins_lock = -1;
 }
 
 static int end_pinned_in(const char *dir);
@@ -1424,6 +1467,7 @@ int main(int argc, char **argv)
 		if (pin(skel, links, nr_links))
 			goto out;
 		print_enforcing(&s, "pinned in " PIN_DIR " until utf8names --detach");
+		unlock_pins();
 		ret = 0;
 		if (following)
 			ret = take_reader() ? 1 : follow(bpf_map__fd(skel->maps.events),
