@@ -132,7 +132,7 @@ drain() {	# wait for every suite started, printing each
 	done
 }
 
-if ! scripts/install-deps host fuzz cross guest static deb debug uml; then
+if ! scripts/install-deps host fuzz cross guest static deb debug uml system; then
 	echo "not ok - installing dependencies" | tee -a "$log"
 	echo "0 passed, 1 failed, 0 skipped"
 	exit 1
@@ -198,13 +198,16 @@ for series in $(kernel_series build); do
 		echo 'ok - $series: module builds with W=1 and sparse, no warning' ||
 		echo 'not ok - $series: module builds with W=1 and sparse, no warning'"
 done
-# The module DKMS built from the package (tests/test_debian.sh) with no
-# settings, and the BPF sample on a kernel booted without the BPF LSM: it
-# must say so.
-for series in 6.1 6.12; do
-	start after $packaged suite "guest: Debian $series with the module DKMS built" 20 \
-		scripts/guest/run "$series" dkms
-done
+# The packages the package suite built, on a whole Debian 13 system
+# booted with Secure Boot (scripts/system/test): apt, DKMS, MokManager,
+# reboots, utf8names.service, a kernel upgrade, purge. It boots the
+# module DKMS built on 6.12 and 7.3; bookworm's 6.1 is booted here with
+# the module DKMS built from the package (no settings). And the BPF
+# sample on a kernel booted without the BPF LSM: it must say so.
+start after $packaged suite "system: Debian 13 with Secure Boot, the packages as installed" plan \
+	env DEBS="$PWD/build/deb" scripts/system/run trixie amd64
+start after $packaged suite "guest: Debian 6.1 with the module DKMS built" 20 \
+	scripts/guest/run 6.1 dkms
 start after $prepared suite "guest: Debian 6.12 without the BPF LSM" 5 \
 	env GUEST_ONLY=utf8names scripts/guest/run 6.12 nolsm
 # The detector kernels' guests, apart from the pool (their timed tests,

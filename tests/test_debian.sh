@@ -207,8 +207,9 @@ printf 'RESOLVE_BTFIDS=%s\nUTF8VAL_BTF_SOURCE=%s\n' "$resolve" \
 out=$(dkms_build "$work/dkms61" "$kernel61" UTF8VAL_DKMS_SETTINGS="$work/settings")
 result "$(has_btf "$work/dkms61" && kfuncs "$work/dkms61" | grep -q '^bpf_utf8val_check'; echo $?)" \
 	"against Debian's 6.1, with both in the settings file (%k for the release), DKMS builds it with kfuncs" "$out"
-# the guests' DKMS runs boot these two, built with no settings
-# (scripts/guest/run 6.1 dkms, 6.12 dkms)
+# the guest's DKMS run boots 6.1's, built with no settings (scripts/guest/run
+# 6.1 dkms; 6.12 with DKMS's module boots in scripts/system/test); 6.12's
+# for a run by hand
 mkdir -p "$top/build/dkms"
 find "$work/dkms61-none" -name utf8val.ko -exec cp {} "$top/build/dkms/utf8val-6.1.ko" \;
 find "$work/dkms-tree" -name utf8val.ko -exec cp {} "$top/build/dkms/utf8val-6.12.ko" \;
