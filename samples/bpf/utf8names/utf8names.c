@@ -531,11 +531,6 @@ out:
 }
 
 /*
- * Print reports from @events_fd until a signal; 0, or 1 on an error.
- * With @skel and its @links (a policy this process loaded and did not
- * pin), end it then, and account for every refusal it made.
- */
-/*
  * Under systemd (Type=notify), say that the policy is in force and its
  * refusals are read: units ordered after this one, user logins among them,
  * start only then. The protocol is one datagram; no libsystemd needed.
@@ -565,6 +560,11 @@ static void notify_ready(void)
 	close(fd);
 }
 
+/*
+ * Print reports from @events_fd until a signal; 0, or 1 on an error.
+ * With @skel and its @links (a policy this process loaded and did not
+ * pin), end it then, and account for every refusal it made.
+ */
 static int follow(int events_fd, int counts_fd, struct utf8names_bpf *skel,
 		  struct bpf_link **links, int nr_links)
 {
