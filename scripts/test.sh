@@ -172,6 +172,14 @@ start suite "static checks" plan scripts/static-checks
 start suite "mutants of the core" plan scripts/mutants --quick
 start suite "Debian packages: build, lintian, install, DKMS" plan tests/test_debian.sh
 packaged=$started
+# The packages it built, on a whole Debian 13 system booted with Secure
+# Boot (scripts/system/test): apt, DKMS, MokManager, reboots,
+# utf8names.service, a kernel upgrade, purge. Beside the pool, from as
+# soon as they are built: much of its time it waits on apt, ssh and
+# reboots, and at the end of a run it would hold back the suites that
+# run apart.
+launch after $packaged suite "system: Debian 13 with Secure Boot, the packages as installed" plan \
+	env DEBS="$PWD/build/deb" scripts/system/run trixie amd64
 # arm64 (NEON), riscv64 (RVV), s390x (big-endian), armhf and i686
 # (32-bit), in qemu-user, the fuzz target from the corpus the fuzzer
 # above grew
@@ -198,14 +206,10 @@ for series in $(kernel_series build); do
 		echo 'ok - $series: module builds with W=1 and sparse, no warning' ||
 		echo 'not ok - $series: module builds with W=1 and sparse, no warning'"
 done
-# The packages the package suite built, on a whole Debian 13 system
-# booted with Secure Boot (scripts/system/test): apt, DKMS, MokManager,
-# reboots, utf8names.service, a kernel upgrade, purge. It boots the
-# module DKMS built on 6.12 and 7.3; bookworm's 6.1 is booted here with
-# the module DKMS built from the package (no settings). And the BPF
-# sample on a kernel booted without the BPF LSM: it must say so.
-start after $packaged suite "system: Debian 13 with Secure Boot, the packages as installed" plan \
-	env DEBS="$PWD/build/deb" scripts/system/run trixie amd64
+# The system above boots the module DKMS built on 6.12 and 7.3;
+# bookworm's 6.1 is booted here with the module DKMS built from the
+# package (no settings). And the BPF sample on a kernel booted without
+# the BPF LSM: it must say so.
 start after $packaged suite "guest: Debian 6.1 with the module DKMS built" 20 \
 	scripts/guest/run 6.1 dkms
 start after $prepared suite "guest: Debian 6.12 without the BPF LSM" 5 \

@@ -36,9 +36,9 @@ class Machine:
         self.key = key
         self.workdir = workdir
         self.port = free_port()
+        os.makedirs(workdir, exist_ok=True)
         self.serial_log = open(os.path.join(workdir, "serial.log"), "ab")
         self.proc = None
-        os.makedirs(workdir, exist_ok=True)
         self.disk = os.path.join(workdir, "disk.qcow2")
         subprocess.run(["qemu-img", "create", "-q", "-f", "qcow2", "-F", "raw",
                         "-b", image, self.disk], check=True)
