@@ -96,10 +96,6 @@ class Machine:
         self.proc.close()
         self.proc = None
 
-    def power_cycle(self, timeout=300):
-        self.wait_off(timeout)
-        self.start()
-
     def kill(self):
         if self.proc is not None:
             self.proc.terminate(force=True)
@@ -148,11 +144,3 @@ class Machine:
                 "-o", "UserKnownHostsFile=/dev/null", "-o", "BatchMode=yes"]
         subprocess.run(argv + list(files) + ["root@127.0.0.1:" + dest],
                        check=True, timeout=300)
-
-    def drain(self):
-        """Read what the serial console has said so far (keeps the log
-        current and qemu unblocked)."""
-        try:
-            self.proc.expect(pexpect.TIMEOUT, timeout=0.1)
-        except pexpect.EOF:
-            pass
