@@ -47,10 +47,25 @@ for v in GUEST_ONLY GUEST_TIMEOUT UTF8VAL_QUICK UTF8VAL_SHARED \
 done
 [ -z "$narrowed" ] || echo "# narrowed by $narrowed" | tee -a "$log"
 
+cpu_now() {	# cpu=: CPU seconds (user and system) of this shell's ended
+		# children (times, in this shell: a subshell's start at 0)
+	local f=$logs/times.$BASHPID
+
+	times >"$f"
+	cpu=$(awk 'NR == 2 { for (i = 1; i <= 2; i++) {
+		sub(/s$/, "", $i); split($i, t, "m"); cpu += t[1] * 60 + t[2] }
+		printf "%d\n", cpu }' "$f")
+	rm -f "$f"
+}
+
 suite() {	# suite NAME LEAST COMMAND...: one suite, framed, with its
-		# time; it fails unless it runs LEAST tests or more, or, for
-		# LEAST "plan", all the tests of the one plan it prints
-	local t0=$SECONDS rc checked
+		# time and the CPU time it took (what a slower CPU scales);
+		# it fails unless it runs LEAST tests or more, or, for LEAST
+		# "plan", all the tests of the one plan it prints
+	local t0=$SECONDS c0 cpu rc checked
+
+	cpu_now
+	c0=$cpu
 
 	echo "# ==== $1"
 	if [ "$2" = plan ]; then
@@ -59,7 +74,8 @@ suite() {	# suite NAME LEAST COMMAND...: one suite, framed, with its
 		"${@:3}" 2>&1 | awk -v name="$1" -v least="$2" "$TAP_LEAST"
 	fi
 	rc=${PIPESTATUS[0]} checked=${PIPESTATUS[1]}
-	echo "# ---- $((SECONDS - t0)) s"
+	cpu_now
+	echo "# ---- $((SECONDS - t0)) s, CPU $((cpu - c0)) s"
 	[ "$rc" -eq 0 ] && [ "$checked" -eq 0 ]
 }
 after() {	# after N COMMAND...: once suite N has ended
@@ -233,14 +249,16 @@ if [ -n "$narrowed" ] && [ -n "${CI:-}" ]; then
 	echo "not ok - CI runs everything: narrowed by $narrowed" | tee -a "$log"
 fi
 
-# Where the time went: each suite's, the longest first, and the whole.
-echo "# ==== times"
+# Where the time went: each suite's, the longest first, and the whole;
+# with the CPU time, which is what a slower machine multiplies.
+echo "# ==== times (wall, CPU)"
 for f in "$logs"/*.out; do
 	awk 'NR == 1 { sub(/^# ==== /, ""); name = $0 }
-	     /^# ---- [0-9]+ s$/ { t = $3 }
-	     END { if (name != "") printf "%6d s  %s\n", t, name }' "$f"
+	     /^# ---- [0-9]+ s, CPU [0-9]+ s$/ { t = $3; c = $6 }
+	     END { if (name != "") printf "%6d s %6d s  %s\n", t, c, name }' "$f"
 done | sort -rn | sed 's/^/# /'
-echo "# whole run: $((SECONDS - t_start)) s"
+cpu_now
+echo "# whole run: $((SECONDS - t_start)) s, CPU $cpu s on $(nproc) CPUs ($(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1))"
 [ -z "$narrowed" ] || echo "# narrowed by $narrowed"
 
 set -- $(awk "$TAP_COUNT" "$log")
