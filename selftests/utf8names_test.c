@@ -38,6 +38,7 @@
 #include <grp.h>
 #include <sched.h>
 #include <fcntl.h>
+#include <linux/bpf.h>
 #include <linux/btrfs.h>
 #include <linux/fs.h>
 #include <linux/loop.h>
@@ -1794,6 +1795,108 @@ static void partly_pinned(const char *dir)
 }
 
 /*
+ * Make the pinned policy look as one another build of the loader pinned
+ * (an upgrade of the package, from the loader's side): change its object
+ * id, the last 8 bytes of its state (utf8names.c keeps it there). 0, or
+ * an errno.
+ */
+static int pose_as_another_build(void)
+{
+	const char *path = "/sys/fs/bpf/utf8names/state";
+	struct bpf_map_info info = { 0 };
+	union bpf_attr attr;
+	unsigned char *value;
+	int fd, i;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.pathname = (unsigned long)path;
+	fd = syscall(__NR_bpf, BPF_OBJ_GET, &attr, sizeof(attr));
+	if (fd < 0)
+		return errno;
+	memset(&attr, 0, sizeof(attr));
+	attr.info.bpf_fd = fd;
+	attr.info.info_len = sizeof(info);
+	attr.info.info = (unsigned long)&info;
+	if (syscall(__NR_bpf, BPF_OBJ_GET_INFO_BY_FD, &attr, sizeof(attr)) ||
+	    info.value_size < 8) {
+		close(fd);
+		return errno ? errno : EINVAL;
+	}
+	value = mmap(NULL, info.value_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (value == MAP_FAILED)
+		return errno;
+	for (i = 1; i <= 8; i++)
+		value[info.value_size - i] ^= 0x5a;
+	munmap(value, info.value_size);
+	return 0;
+}
+
+/*
+ * A policy pinned by another build of the loader (before a package
+ * upgrade) may lay out its maps otherwise: --status, --reload and
+ * --follow say so and touch nothing, it keeps enforcing meanwhile, and
+ * --pin (what utf8names.service runs then) replaces it while invalid
+ * names made all the while are every one refused: no gap.
+ */
+static void another_build_pinned(const char *dir)
+{
+	struct flood *fl = mmap(NULL, sizeof(*fl), PROT_READ | PROT_WRITE,
+				MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	int pinned, posed, asked, reloaded, followed, again;
+	struct policy p;
+	char *out, *err;
+	pid_t flooder;
+	bool said;
+
+	if (fl == MAP_FAILED) {
+		tap_result(false, "another build's policy: mmap: %s", strerror(errno));
+		return;
+	}
+	pinned = pin_run("--pin", "--mount", dir, &out, &err);
+	free(out);
+	free(err);
+	posed = pose_as_another_build();
+	asked = pin_run("--status", NULL, NULL, &out, &err);
+	said = strstr(err, "another build") && strstr(err, "--pin replaces it");
+	free(out);
+	free(err);
+	reloaded = pin_run("--reload", "--audit", NULL, &out, &err);
+	said = said && strstr(err, "another build");
+	free(out);
+	free(err);
+	/* (one that follows is stopped: 0) */
+	start_policy(&p, "--follow", NULL);
+	followed = stop(&p, SIGTERM, &out, &err);
+	said = said && strstr(err, "another build");
+	free(out);
+	free(err);
+	tap_result(!pinned && !posed && asked == 1 && reloaded == 1 && followed == 1 && said &&
+		   make(dir, MKDIR, invalid[4].name) == EILSEQ,
+		   "a policy another build pinned: --status, --reload and --follow exit 1 and say so; it still refuses (pin %d, pose %s, %d %d %d)",
+		   pinned, strerror(posed), asked, reloaded, followed);
+
+	memset(fl, 0, sizeof(*fl));
+	flooder = start_flood(fl, dir);
+	again = pin_run("--pin", "--mount", dir, &out, &err);
+	free(out);
+	free(err);
+	usleep(100000);
+	stop_flood(fl, flooder);
+	asked = pin_run("--status", NULL, NULL, &out, &err);
+	free(out);
+	free(err);
+	tap_result(!again && !asked && !fl->made && fl->refused > 20 &&
+		   make(dir, MKDIR, invalid[5].name) == EILSEQ,
+		   "--pin replaces it while %u invalid names are every one refused (%u made; --pin %d, then --status %d)",
+		   fl->refused, fl->made, again, asked);
+	pin_run("--detach", NULL, NULL, &out, &err);
+	free(out);
+	free(err);
+	munmap(fl, sizeof(*fl));
+}
+
+/*
  * On a bpffs mounted without mode= (every user may write in it), uid 1000
  * makes /sys/fs/bpf/utf8names first: --status says no policy is pinned,
  * and --pin pins nonetheless, in a folder of root's alone.
@@ -2178,6 +2281,7 @@ int main(int argc, char **argv)
 	pinned_policy("/tmp/un");
 	reload_in_place("/tmp/un", "/tmp/other");
 	partly_pinned("/tmp/un");
+	another_build_pinned("/tmp/un");
 	pin_folder_taken("/tmp/un");
 
 	/* After the policy: the module goes, and the loader says it is gone. */

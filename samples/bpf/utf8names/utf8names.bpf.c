@@ -116,7 +116,8 @@ struct task_struct {
  * --detach) before it unlinks the programs: a CPU already in the old
  * trampoline may run a program later, and the policy must end when the
  * loader says so. It then waits for the hooks that read it unset (see
- * in_flight()).
+ * in_flight()). It is the state's first byte in every version: a loader
+ * ends a policy another version pinned by it.
  */
 bool detached;
 
@@ -125,6 +126,13 @@ __u64 nr_pending;
 
 /* the number of links the loader made: --status counts their pins */
 __u32 nr_links;
+
+/*
+ * The loader's BPF object, hashed: a policy pinned by another build (before
+ * an upgrade) may lay out its maps otherwise, so a loader gives settings
+ * to, or follows, only its own; --pin replaces another's.
+ */
+__u64 object_id;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

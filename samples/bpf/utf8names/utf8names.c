@@ -30,12 +30,14 @@
  * or --status of a whole policy (every link pinned, not detached); 1 when
  * the policy cannot be loaded (no BPF LSM, utf8val.ko or its kfuncs
  * missing), is pinned or followed already, is not whole (--status,
- * --reload), or the caller is not root, when hooks still ran 5 s after
+ * --reload) or another build's (--status, --reload, --follow: --pin
+ * replaces it), or the caller is not root, when hooks still ran 5 s after
  * the stop (the counts may miss refusals), or --detach was interrupted;
  * 2 on a usage error (a bad configuration file too); 3 when --status,
  * --follow, --reload or --detach find no pinned policy.
  */
 #define _GNU_SOURCE
+#include <assert.h>
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
@@ -52,6 +54,7 @@
 #include <time.h>
 #include <linux/capability.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -449,6 +452,55 @@ static void summary(unsigned long long not_printed)
 		fprintf(stderr, ", %llu not written\n", unwritten);
 }
 
+/* @fd's map's description; 0, or -1 (errno) */
+static int map_info(int fd, struct bpf_map_info *info)
+{
+	__u32 len = sizeof(*info);
+
+	memset(info, 0, sizeof(*info));
+	return bpf_obj_get_info_by_fd(fd, info, &len);
+}
+
+/*
+ * Set or clear the detached flag of the policy whose state map is @fd,
+ * whichever version of utf8names pinned it: the flag is the state's first
+ * byte in each. One byte stored through the map's mapping, so that the
+ * counts the programs keep beside it are not written back stale. 0, or
+ * -1 (errno).
+ */
+static int set_detached(int fd, bool on)
+{
+	struct bpf_map_info info;
+	unsigned char *value;
+	__u32 key = 0;
+	size_t size;
+	int ret = -1;
+
+	if (map_info(fd, &info))
+		return -1;
+	if (!info.value_size || info.max_entries != 1) {
+		errno = EINVAL;
+		return -1;
+	}
+	size = info.value_size;
+	if (info.map_flags & BPF_F_MMAPABLE) {
+		value = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (value == MAP_FAILED)
+			return -1;
+		__atomic_store_n(value, on, __ATOMIC_SEQ_CST);
+		munmap(value, size);
+		return 0;
+	}
+	/* (a state map without a mapping: no count beside the flag) */
+	value = calloc(1, size);
+	if (value && !bpf_map_lookup_elem(fd, &key, value)) {
+		value[0] = on;
+		ret = bpf_map_update_elem(fd, &key, value, BPF_ANY);
+	}
+	free(value);
+	return ret;
+}
+
 /*
  * End the programs: set their detached flag in their state map
  * @state_fd, then wait until none that read it before is still running.
@@ -468,24 +520,28 @@ static int end_programs(int state_fd, int counts_fd, int seconds)
 {
 	int ncpus = libbpf_num_possible_cpus(), waiting = ncpus, i;
 	double start = seconds_now(), said = start;
-	struct utf8names_bpf__bss state;
 	__u64 *per_cpu = NULL;
 	bool *seen = NULL;
-	__u32 key = 0;
 	int ret = -1;
+
+	struct bpf_map_info counts;
 
 	if (ncpus <= 0) {
 		errno = -ncpus;
+		return -1;
+	}
+	/* (another version's policy: its counts as this one keeps them) */
+	if (map_info(counts_fd, &counts))
+		return -1;
+	if (counts.value_size != sizeof(*per_cpu)) {
+		errno = EPROTO;
 		return -1;
 	}
 	per_cpu = calloc(ncpus, sizeof(*per_cpu));
 	seen = calloc(ncpus, sizeof(*seen));
 	if (!per_cpu || !seen)
 		goto out;
-	if (bpf_map_lookup_elem(state_fd, &key, &state))
-		goto out;
-	state.detached = true;
-	if (bpf_map_update_elem(state_fd, &key, &state, BPF_ANY))
+	if (set_detached(state_fd, true))
 		goto out;
 	/* the flag set before the counts are read, as the programs do it */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -509,8 +565,7 @@ static int end_programs(int state_fd, int counts_fd, int seconds)
 			goto out;
 		}
 		if (!seconds && signalled) {
-			state.detached = false;
-			bpf_map_update_elem(state_fd, &key, &state, BPF_ANY);
+			set_detached(state_fd, false);
 			errno = EINTR;
 			goto out;
 		}
@@ -697,6 +752,30 @@ static int apply(const struct settings *s, int settings_fd, int guarded_fd)
 	return 0;
 }
 
+/*
+ * This build's BPF object, hashed (FNV-1a): the identity of the policies
+ * it loads. One pinned by another build (before an upgrade, or after a
+ * downgrade) may lay out its maps otherwise: it is replaced, never read.
+ */
+/* the object id ends the state: the guest tests change it there */
+static_assert(offsetof(struct utf8names_bpf__bss, object_id) + sizeof(__u64) ==
+	      sizeof(struct utf8names_bpf__bss), "object_id last");
+
+static __u64 object_id(void)
+{
+	static __u64 id;
+	const unsigned char *p;
+	size_t len, i;
+
+	if (id)
+		return id;
+	p = utf8names_bpf__elf_bytes(&len);
+	id = 0xcbf29ce484222325ULL;
+	for (i = 0; i < len; i++)
+		id = (id ^ p[i]) * 0x100000001b3ULL;
+	return id;
+}
+
 /* Open and load the program with @s, leaving out a hook the kernel lacks. */
 static struct utf8names_bpf *load(const struct settings *s)
 {
@@ -710,6 +789,7 @@ static struct utf8names_bpf *load(const struct settings *s)
 		fprintf(stderr, "utf8names: cannot open the BPF program: %s\n", strerror(errno));
 		return NULL;
 	}
+	skel->bss->object_id = object_id();
 	for (i = 0; i < ARRAY_SIZE(optional); i++) {
 		prog = bpf_object__find_program_by_name(skel->obj, optional[i][0]);
 		if (prog && !kernel_has(optional[i][1]))
@@ -1026,38 +1106,59 @@ static int pinned_fd(const char *name)
 }
 
 /*
- * Whether the pinned policy is whole: its state pinned and not detached,
- * and each of its links pinned. Says what is missing, if @say.
+ * The pinned policy's state, if this build of utf8names pinned it: 1 (in
+ * @state); 0 if another build did (its maps may be laid out otherwise:
+ * nothing more of them is read); -1 if it has none (errno).
+ */
+static int own_pinned_state(struct utf8names_bpf__bss *state)
+{
+	int fd = pinned_fd("state"), own = -1;
+	struct bpf_map_info info;
+	__u32 key = 0;
+
+	if (fd < 0)
+		return -1;
+	if (!map_info(fd, &info)) {
+		own = 0;
+		if (info.value_size == sizeof(*state) && info.max_entries == 1)
+			own = bpf_map_lookup_elem(fd, &key, state) ? -1 :
+			      state->object_id == object_id();
+	}
+	close(fd);
+	return own;
+}
+
+/*
+ * Whether the pinned policy is this build's and whole: its state pinned
+ * and not detached, and each of its links pinned. Says why not, if @say:
+ * --pin replaces such a policy.
  */
 static bool pinned_whole(bool say)
 {
 	struct utf8names_bpf__bss state = { 0 };
-	int fd = pinned_fd("state");
-	const char *missing = NULL;
+	int own = own_pinned_state(&state), fd;
+	const char *why = NULL;
 	char name[32];
-	__u32 key = 0, n;
+	__u32 n;
 
-	if (fd < 0 || bpf_map_lookup_elem(fd, &key, &state))
-		missing = "its state (a --pin was interrupted)";
+	if (own < 0)
+		why = "is not whole: it lacks its state (a --pin was interrupted)";
+	else if (!own)
+		why = "was pinned by another build of utf8names (an upgrade): its maps go unread";
 	else if (state.detached)
-		missing = "nothing, but it is detached (a --detach was interrupted)";
-	else if (!state.nr_links)
-		missing = "the count of its links (pinned by an older utf8names)";
-	if (fd >= 0)
-		close(fd);
-	for (n = 0; !missing && n < state.nr_links; n++) {
+		why = "is not whole: it is detached (a --detach was interrupted)";
+	for (n = 0; !why && n < state.nr_links; n++) {
 		snprintf(name, sizeof(name), "link-%u", n);
 		fd = pinned_fd(name);
 		if (fd < 0)
-			missing = "some of its links (a --pin was interrupted)";
+			why = "is not whole: it lacks some of its links (a --pin was interrupted)";
 		else
 			close(fd);
 	}
-	if (missing && say)
-		fprintf(stderr,
-			"utf8names: the policy in %s is not whole: it lacks %s; utf8names --pin replaces it\n",
-			PIN_DIR, missing);
-	return !missing;
+	if (why && say)
+		fprintf(stderr, "utf8names: the policy in %s %s; utf8names --pin replaces it\n",
+			PIN_DIR, why);
+	return !why;
 }
 
 /* The mount points of the file system @dev, from mountinfo, or "?" */
@@ -1083,28 +1184,32 @@ static void print_mounts_of(__u32 dev)
 /* --status: what a pinned policy does; 0, or 3 if none is pinned. */
 static int status(void)
 {
-	int settings = pinned_fd("settings"), counts = pinned_fd("counts");
-	int guarded = pinned_fd("guarded");
 	struct utf8names_bpf__bss state = { 0 };
-	int state_fd = pinned_fd("state");
+	int settings, counts, guarded, n = 0, ret = 1;
 	struct utf8names_settings ro;
-	__u32 key = 0, key0 = 0, next;
+	__u32 key = 0, next;
 	struct stat st;
 	char since[64];
-	int n = 0;
 
 	int is = pin_state();
 
 	if (is <= 0)
 		return is ? 1 : 3;
+	if (!own_pinned_state(&state)) {
+		pinned_whole(true);	/* (says whose) */
+		return 1;
+	}
+	settings = pinned_fd("settings");
+	counts = pinned_fd("counts");
+	guarded = pinned_fd("guarded");
 	if (settings < 0 || counts < 0 || guarded < 0 || stat(PIN_DIR, &st)) {
 		fprintf(stderr, "utf8names: %s: %s\n", PIN_DIR, strerror(errno));
-		return 1;
+		goto out;
 	}
 	if (bpf_map_lookup_elem(settings, &key, &ro)) {
 		fprintf(stderr, "utf8names: cannot read %s/settings: %s\n", PIN_DIR,
 			strerror(errno));
-		return 1;
+		goto out;
 	}
 	strftime(since, sizeof(since), "%Y-%m-%dT%H:%M:%SZ", gmtime(&st.st_mtime));
 	printf("mode=%s since=%s mounts=", ro.audit ? "audit" : "enforce", since);
@@ -1117,21 +1222,21 @@ static int status(void)
 		print_mounts_of(next);
 		key = next;
 	}
-	if (state_fd >= 0)
-		bpf_map_lookup_elem(state_fd, &key0, &state);
 	printf(" %s=%llu lost=%llu%s\n", ro.audit ? "audited" : "refused",
 	       counter(counts, UTF8NAMES_REPORTED), counter(counts, UTF8NAMES_LOST),
 	       state.detached ? " detached" : "");
-	close(settings);
-	close(counts);
-	close(guarded);
-	if (state_fd >= 0)
-		close(state_fd);
-	if (ro.some_fs && !n) {
+	if (ro.some_fs && !n)
 		fprintf(stderr, "utf8names: the pinned policy guards no file system\n");
-		return 1;
-	}
-	return pinned_whole(true) ? 0 : 1;
+	else
+		ret = pinned_whole(true) ? 0 : 1;
+out:
+	if (settings >= 0)
+		close(settings);
+	if (counts >= 0)
+		close(counts);
+	if (guarded >= 0)
+		close(guarded);
+	return ret;
 }
 
 /*
@@ -1210,10 +1315,15 @@ static int take_reader(void)
 /* --follow: print a pinned policy's reports until a signal. */
 static int follow_pinned(void)
 {
+	struct utf8names_bpf__bss state;
 	int is = pin_state(), events, counts;
 
 	if (is <= 0)
 		return is ? 1 : 3;
+	if (!own_pinned_state(&state)) {
+		pinned_whole(true);	/* (says whose) */
+		return 1;
+	}
 	if (take_reader())
 		return 1;
 	events = pinned_fd("events");
