@@ -33,6 +33,7 @@ started=0	# suites started, and printed
 printed=0
 pooled=()	# the suites that take a slot
 apart_started=()	# the suites run apart from the pool (apart)
+held=()		# suites beside the pool that those apart wait for too
 failures=()	# the suites that ended in failure, for the summary
 t_start=$SECONDS
 # an interrupted run stops its suites too
@@ -123,9 +124,11 @@ start() {	# start COMMAND...: launch it once a slot is free
 	pooled+=("$started")
 }
 
-apart() {	# apart COMMAND...: once no pooled suite runs, launch it
-		# among the suites started apart, two at a time
+apart() {	# apart COMMAND...: once no pooled or held suite runs, launch
+		# it among the suites started apart, two at a time
 	while [ "$(running)" -gt 0 ] ||
+	      [ "$(n=0; for i in "${held[@]}"; do
+			[ -f "$logs/$i.rc" ] || n=$((n + 1)); done; echo $n)" -gt 0 ] ||
 	      [ "$(n=0; for i in "${apart_started[@]}"; do
 			[ -f "$logs/$i.rc" ] || n=$((n + 1)); done; echo $n)" -ge 2 ]; do
 		sleep 1
@@ -166,6 +169,27 @@ fi
 # so beside the two slots. Steps, not tests: 0.
 launch suite "the guests' kernels, chroots and programs" 0 scripts/guest/prepare
 prepared=$started
+# Likewise the system test's disk image (mmdebstrap, 4 minutes), and the
+# Debian packages first in the pool: the system test (below) waits for
+# both, then runs beside the pool for half an hour, and must be done
+# before the detector guests, which want the CPUs to themselves.
+launch suite "the system test's disk image" 0 sh -c '
+	if out=$(scripts/system/image trixie amd64 2>&1); then
+		echo "# made: $(printf "%s\n" "$out" | tail -1)"
+	else
+		echo "not ok - the disk image of the system test (scripts/system/image trixie amd64)"
+		printf "%s\n" "$out" | tail -30 | sed "s/^/# /"
+	fi'
+imaged=$started
+start suite "Debian packages: build, lintian, install, DKMS" plan tests/test_debian.sh
+packaged=$started
+# The packages it built, on a whole Debian 13 system booted with Secure
+# Boot (scripts/system/test): apt, DKMS, MokManager, reboots,
+# utf8names.service, a kernel upgrade, an upgrade from 1.0.0, purge.
+# Beside the pool: much of its time it waits on apt, ssh and reboots.
+launch after $imaged after $packaged suite "system: Debian 13 with Secure Boot, the packages as installed" plan \
+	env DEBS="$PWD/build/deb" scripts/system/run trixie amd64
+held+=("$started")
 # The detector kernels, 6.12 from Debian's source (tinyconfig, a few
 # minutes each): KASAN, UBSAN, lockdep, kmemleak, KFENCE, fault injection
 # and KUnit; KCSAN (which excludes KASAN). Built beside the other suites;
@@ -186,16 +210,6 @@ start suite "static checks" plan scripts/static-checks
 # plausible bugs planted in the core, each of which the host tests must
 # catch, so that a weakened test shows
 start suite "mutants of the core" plan scripts/mutants --quick
-start suite "Debian packages: build, lintian, install, DKMS" plan tests/test_debian.sh
-packaged=$started
-# The packages it built, on a whole Debian 13 system booted with Secure
-# Boot (scripts/system/test): apt, DKMS, MokManager, reboots,
-# utf8names.service, a kernel upgrade, purge. Beside the pool, from as
-# soon as they are built: much of its time it waits on apt, ssh and
-# reboots, and at the end of a run it would hold back the suites that
-# run apart.
-launch after $packaged suite "system: Debian 13 with Secure Boot, the packages as installed" plan \
-	env DEBS="$PWD/build/deb" scripts/system/run trixie amd64
 # arm64 (NEON), riscv64 (RVV), s390x (big-endian), armhf and i686
 # (32-bit), in qemu-user, the fuzz target from the corpus the fuzzer
 # above grew
