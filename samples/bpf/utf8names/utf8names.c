@@ -131,7 +131,8 @@ static void print_usage(FILE *f)
 		"Exit status: 0 after SIGINT or SIGTERM, or a done --pin, --reload or --detach,\n"
 		"or --status of a whole policy; 1 if the policy cannot be loaded, is pinned\n"
 		"or followed already, or the caller is not root (--status, --follow,\n"
-		"--reload, --detach), if the pinned policy is not whole (--status, --reload),\n"
+		"--reload, --detach), if the pinned policy is not whole (--status, --reload)\n"
+		"or another build's (--status, --reload, --follow: --pin replaces it),\n"
 		"if hooks still ran 5 s after a signal (the counts may miss refusals), or\n"
 		"--detach was interrupted; 2 for a usage error or a DIR that is not a mount\n"
 		"point; 3 if no policy is pinned (--follow, --status, --reload, --detach).\n");
@@ -520,20 +521,19 @@ static int end_programs(int state_fd, int counts_fd, int seconds)
 {
 	int ncpus = libbpf_num_possible_cpus(), waiting = ncpus, i;
 	double start = seconds_now(), said = start;
+	struct bpf_map_info counts_info;
 	__u64 *per_cpu = NULL;
 	bool *seen = NULL;
 	int ret = -1;
-
-	struct bpf_map_info counts;
 
 	if (ncpus <= 0) {
 		errno = -ncpus;
 		return -1;
 	}
 	/* (another version's policy: its counts as this one keeps them) */
-	if (map_info(counts_fd, &counts))
+	if (map_info(counts_fd, &counts_info))
 		return -1;
-	if (counts.value_size != sizeof(*per_cpu)) {
+	if (counts_info.value_size != sizeof(*per_cpu)) {
 		errno = EPROTO;
 		return -1;
 	}
@@ -565,7 +565,10 @@ static int end_programs(int state_fd, int counts_fd, int seconds)
 			goto out;
 		}
 		if (!seconds && signalled) {
-			set_detached(state_fd, false);
+			if (set_detached(state_fd, false))
+				fprintf(stderr,
+					"utf8names: interrupted, and the policy could not be set going again: %s\n",
+					strerror(errno));
 			errno = EINTR;
 			goto out;
 		}
@@ -757,10 +760,6 @@ static int apply(const struct settings *s, int settings_fd, int guarded_fd)
  * it loads. One pinned by another build (before an upgrade, or after a
  * downgrade) may lay out its maps otherwise: it is replaced, never read.
  */
-/* the object id ends the state: the guest tests change it there */
-static_assert(offsetof(struct utf8names_bpf__bss, object_id) + sizeof(__u64) ==
-	      sizeof(struct utf8names_bpf__bss), "object_id last");
-
 static __u64 object_id(void)
 {
 	static __u64 id;
@@ -775,6 +774,12 @@ static __u64 object_id(void)
 		id = (id ^ p[i]) * 0x100000001b3ULL;
 	return id;
 }
+
+/* the object id ends the state: the guest tests change it there */
+static_assert(offsetof(struct utf8names_bpf__bss, object_id) + sizeof(__u64) ==
+	      sizeof(struct utf8names_bpf__bss), "object_id last");
+/* the in-flight count where every version keeps it (utf8names.h) */
+static_assert(UTF8NAMES_INFLIGHT == 2, "counts in their order");
 
 /* Open and load the program with @s, leaving out a hook the kernel lacks. */
 static struct utf8names_bpf *load(const struct settings *s)
@@ -1195,8 +1200,8 @@ static int status(void)
 
 	if (is <= 0)
 		return is ? 1 : 3;
-	if (!own_pinned_state(&state)) {
-		pinned_whole(true);	/* (says whose) */
+	if (own_pinned_state(&state) != 1) {
+		pinned_whole(true);	/* (says why not) */
 		return 1;
 	}
 	settings = pinned_fd("settings");
@@ -1320,8 +1325,8 @@ static int follow_pinned(void)
 
 	if (is <= 0)
 		return is ? 1 : 3;
-	if (!own_pinned_state(&state)) {
-		pinned_whole(true);	/* (says whose) */
+	if (own_pinned_state(&state) != 1) {
+		pinned_whole(true);	/* (says why not) */
 		return 1;
 	}
 	if (take_reader())

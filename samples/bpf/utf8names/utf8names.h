@@ -27,7 +27,11 @@ enum utf8names_op {
 	UTF8NAMES_NR_OPS,
 };
 
-/* the program's counters (map counts), per CPU */
+/*
+ * The program's counters (map counts), per CPU. Their order stays in
+ * every version, as the state's detached flag does: a loader ends a
+ * policy another version pinned by them (utf8names.c, end_programs()).
+ */
 enum utf8names_count {
 	UTF8NAMES_REPORTED,	/* names refused, or audited */
 	UTF8NAMES_LOST,		/* of those, reports the ring buffer dropped */
