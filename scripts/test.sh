@@ -106,10 +106,11 @@ launch() {	# launch COMMAND...: a suite in the background; its number in $starte
 	  echo $? >"$logs/$n.rc.tmp" && mv "$logs/$n.rc.tmp" "$logs/$n.rc" ) &
 }
 
-running() {	# how many pooled suites have not ended
+running() {	# running [SUITE...]: how many have not ended (the pooled ones)
 	local n=0 i
 
-	for i in "${pooled[@]}"; do
+	[ $# -gt 0 ] || set -- "${pooled[@]}"
+	for i in "$@"; do
 		[ -f "$logs/$i.rc" ] || n=$((n + 1))
 	done
 	echo $n
@@ -127,10 +128,8 @@ start() {	# start COMMAND...: launch it once a slot is free
 apart() {	# apart COMMAND...: once no pooled or held suite runs, launch
 		# it among the suites started apart, two at a time
 	while [ "$(running)" -gt 0 ] ||
-	      [ "$(n=0; for i in "${held[@]}"; do
-			[ -f "$logs/$i.rc" ] || n=$((n + 1)); done; echo $n)" -gt 0 ] ||
-	      [ "$(n=0; for i in "${apart_started[@]}"; do
-			[ -f "$logs/$i.rc" ] || n=$((n + 1)); done; echo $n)" -ge 2 ]; do
+	      { [ ${#held[@]} -gt 0 ] && [ "$(running "${held[@]}")" -gt 0 ]; } ||
+	      { [ ${#apart_started[@]} -gt 0 ] && [ "$(running "${apart_started[@]}")" -ge 2 ]; }; do
 		sleep 1
 		report
 	done
