@@ -1282,8 +1282,10 @@ static void flood_during_sigterm(const char *dir)
 	usleep(1500000);
 	watchdog = fork();
 	if (watchdog == 0) {
-		/* (a hang's bound: an emulated arm64 beside CI's other
-		 * machines has taken 31 s to stop) */
+		/*
+		 * A hang's bound, not a slow stop's: an emulated arm64
+		 * beside CI's other guests has taken 31 s to stop.
+		 */
 		sleep(120);
 		__atomic_store_n(&over[1], 1, __ATOMIC_RELAXED);
 		__atomic_store_n(over, 1, __ATOMIC_RELAXED);
