@@ -85,6 +85,12 @@ after() {	# after N COMMAND...: once suite N has ended
 	done
 	"${@:2}"
 }
+made() {	# made N FILE COMMAND...: once suite N made FILE, or ended
+	while [ ! -f "$2" ] && [ ! -f "$logs/$1.rc" ]; do
+		sleep 2
+	done
+	"${@:3}"
+}
 
 report() {	# print the ended suites that no running one precedes
 	local name
@@ -180,13 +186,16 @@ launch suite "the system test's disk image" 0 sh -c '
 		printf "%s\n" "$out" | tail -30 | sed "s/^/# /"
 	fi'
 imaged=$started
+rm -f build/deb/.built	# (a last run's: the system test waits for it)
 start suite "Debian packages: build, lintian, install, DKMS" plan tests/test_debian.sh
 packaged=$started
-# The packages it built, on a whole Debian 13 system booted with Secure
-# Boot (scripts/system/test): apt, DKMS, MokManager, reboots,
-# utf8names.service, a kernel upgrade, an upgrade from 1.0.0, purge.
+# The packages it built (as soon as they are: the rest of that suite runs
+# beside), on a whole Debian 13 system booted with Secure Boot
+# (scripts/system/test): apt, DKMS, MokManager, reboots, utf8names.service,
+# a kernel upgrade, an upgrade from 1.0.0, purge.
 # Beside the pool: much of its time it waits on apt, ssh and reboots.
-launch after $imaged after $packaged suite "system: Debian 13 with Secure Boot, the packages as installed" plan \
+launch after $imaged made $packaged build/deb/.built \
+	suite "system: Debian 13 with Secure Boot, the packages as installed" plan \
 	env DEBS="$PWD/build/deb" scripts/system/run trixie amd64
 held+=("$started")
 # The detector kernels, 6.12 from Debian's source (tinyconfig, a few
