@@ -79,17 +79,14 @@ suite() {	# suite NAME LEAST COMMAND...: one suite, framed, with its
 	echo "# ---- $((SECONDS - t0)) s, CPU $((cpu - c0)) s"
 	[ "$rc" -eq 0 ] && [ "$checked" -eq 0 ]
 }
-after() {	# after N COMMAND...: once suite N has ended
-	while [ ! -f "$logs/$1.rc" ]; do
-		sleep 2
-	done
-	"${@:2}"
-}
 made() {	# made N FILE COMMAND...: once suite N made FILE, or ended
-	while [ ! -f "$2" ] && [ ! -f "$logs/$1.rc" ]; do
+	while { [ -z "$2" ] || [ ! -f "$2" ]; } && [ ! -f "$logs/$1.rc" ]; do
 		sleep 2
 	done
 	"${@:3}"
+}
+after() {	# after N COMMAND...: once suite N has ended
+	made "$1" "" "${@:2}"
 }
 
 report() {	# print the ended suites that no running one precedes
