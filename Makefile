@@ -6,6 +6,7 @@
 #   make modules       utf8val.ko and the sample client, against KDIR
 #   make lib           build/libutf8val.a, the core for user space
 #   make test          host tests in every variant (see VARIANTS)
+#   make test-variants the same but the command's, install's and headers'
 #   make check         the package build's tests: the plain variant's
 #                      (the exhaustive test quick) and the command as built
 #   make bench         throughput and instructions-per-byte table
@@ -107,7 +108,7 @@ KDIR		?= /lib/modules/$(shell uname -r)/build
 VERSION		:= $(shell sed -n 's/^\#define UTF8VAL_VERSION_STRING[^"]*"\(.*\)"/\1/p' utf8val.h)
 SOMAJOR		:= $(firstword $(subst ., ,$(VERSION)))
 
-.PHONY: all modules vector-paths test-names lib test check test-build core-tests bench bench-emu bench-arm64 fuzz freestanding cli utf8names bpf clean \
+.PHONY: all modules vector-paths test-names lib test test-variants check test-build core-tests bench bench-emu bench-arm64 fuzz freestanding cli utf8names bpf clean \
 	install install-utf8names uninstall
 all: lib cli
 
@@ -199,6 +200,11 @@ test-build: core-tests
 
 test: test-build freestanding cli
 	scripts/run-host-tests $(BUILD) $(VARIANTS)
+
+# Only the variants' programs: scripts/test.sh's, whose package build runs
+# the rest (make check).
+test-variants: test-build
+	scripts/run-host-tests --variants-only $(BUILD) $(VARIANTS)
 
 # dh_auto_test's: what make test runs, less the sanitizer and kernel-flags
 # builds and the exhaustive test's long form, for the library and the
