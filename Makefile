@@ -6,7 +6,7 @@
 #   make modules       utf8val.ko and the sample client, against KDIR
 #   make lib           build/libutf8val.a, the core for user space
 #   make test          host tests in every variant (see VARIANTS)
-#   make test-variants the same but the command's, install's and headers'
+#   make test-variants only the variants' programs (scripts/test.sh's)
 #   make check         the package build's tests: the plain variant's
 #                      (the exhaustive test quick) and the command as built
 #   make bench         throughput and instructions-per-byte table

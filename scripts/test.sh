@@ -53,8 +53,9 @@ cpu_now() {	# cpu=: CPU seconds (user and system) of this shell's ended
 	local f=$logs/times.$BASHPID
 
 	times >"$f"
+	# (1m2.345s, or 1m2,345s in a locale's own decimal point)
 	cpu=$(awk 'NR == 2 { for (i = 1; i <= 2; i++) {
-		sub(/s$/, "", $i); split($i, t, "m"); cpu += t[1] * 60 + t[2] }
+		split($i, t, /[^0-9]+/); cpu += t[1] * 60 + t[2] + t[3] / 1000 }
 		printf "%d\n", cpu }' "$f")
 	rm -f "$f"
 }
@@ -205,10 +206,11 @@ for flavour in debug kcsan; do
 		echo '# $flavour: the kernel builds' ||
 		echo 'not ok - $flavour: the kernel builds'"
 done
-# (the tests of the command, its completion, the install, the headers
-# and the documentation's examples run in the package build's make check,
-# above, on the binaries the packages ship: not twice)
-start suite "host tests: 3 build variants" 300 make -s test-variants
+# (the tests of the command, its completion, the install, the headers,
+# the documentation's examples, the licenses, the TAP checks and the
+# kernel's chunked calls run in the package build's make check, above, on
+# the binaries the packages ship: not twice)
+start suite "host tests: 3 build variants" 95 make -s test-variants
 # KUnit in UML, which runs on this CPU: where it has AVX-512, the one
 # kernel context that path gets (the guests' emulated CPUs lack it)
 start suite "KUnit under UML: this CPU's paths in kernel context" 0 scripts/kunit-uml --where-needed

@@ -1051,8 +1051,9 @@ rm -f "$maps/fifo"
 # CPU time, not the clock's, which a busy machine stretches.
 children_ms() {	# the CPU time of the children this (sub)shell ran, in ms
 	times >"$maps/times"	# (in this shell: a pipe would fork it)
+	# (0m0.812s, or 0m0,812s in a locale's own decimal point)
 	awk 'NR == 2 { for (i = 1; i <= 2; i++) {
-		split($i, t, /[ms]/); ms += (t[1] * 60 + t[2]) * 1000 }
+		split($i, t, /[^0-9]+/); ms += (t[1] * 60 + t[2]) * 1000 + t[3] }
 		printf "%d\n", ms }' "$maps/times"
 }
 at_once() {	# what the command's CPU time says of its answer
@@ -1063,11 +1064,12 @@ at_once() {	# what the command's CPU time says of its answer
 }
 truncate -s 1G "$maps/sparse"
 printf '\377' | dd of="$maps/sparse" conv=notrunc 2>/dev/null
+rm -f "$maps/cpu"
 got=$("$cli" "$maps/sparse"; echo "status $?"; children_ms >"$maps/cpu")
 expect "a bad byte first in a 1 GiB file: answered at once" \
 	"$maps/sparse: invalid bytes=0 chars=0 offset=0 len=1 error=bad-byte line=1 column=1
 status 1 at once" "$got $(at_once)"
-rm -f "$maps/sparse"
+rm -f "$maps/sparse" "$maps/cpu"
 got=$({ printf '\xff'; head -c 1G /dev/zero; } |
       { "$cli"; rc=$?; children_ms >"$maps/cpu"; exit $rc; }
       echo "status ${PIPESTATUS[*]}")
