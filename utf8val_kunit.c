@@ -45,7 +45,7 @@
  * their rounds, to show they pass there; whole elsewhere (the debug
  * kernel's KASAN checks every access).
  */
-#define KCSAN_TENTH(n)	(IS_ENABLED(CONFIG_KCSAN) ? (n) / 10 : (n))
+#define KCSAN_TENTH(n)	((n) / (IS_ENABLED(CONFIG_KCSAN) ? 10 : 1))
 #define PATH_ITERATIONS	KCSAN_TENTH(600)
 #define CHANGE_ROUNDS	KCSAN_TENTH(40)
 
