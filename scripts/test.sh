@@ -33,6 +33,7 @@ started=0	# suites started, and printed
 printed=0
 pooled=()	# the suites that take a slot
 apart_started=()	# the suites run apart from the pool (apart)
+held=()		# suites beside the pool that those apart wait for too
 failures=()	# the suites that ended in failure, for the summary
 t_start=$SECONDS
 # an interrupted run stops its suites too
@@ -128,9 +129,10 @@ start() {	# start COMMAND...: launch it once a slot is free
 	pooled+=("$started")
 }
 
-apart() {	# apart COMMAND...: once no pooled suite runs, launch it among
-		# the suites started apart, two at a time
+apart() {	# apart COMMAND...: once no pooled or held suite runs, launch
+		# it among the suites started apart, two at a time
 	while [ "$(running)" -gt 0 ] ||
+	      { [ ${#held[@]} -gt 0 ] && [ "$(running "${held[@]}")" -gt 0 ]; } ||
 	      { [ ${#apart_started[@]} -gt 0 ] && [ "$(running "${apart_started[@]}")" -ge 2 ]; }; do
 		sleep 1
 		report
@@ -172,8 +174,8 @@ launch suite "the guests' kernels, chroots and programs" 0 scripts/guest/prepare
 prepared=$started
 # Likewise the system test's disk image (mmdebstrap, 4 minutes), and the
 # Debian packages first in the pool: the system test (below) waits for
-# both, then runs beside the pool and, at its end, beside the detector
-# guests.
+# both, then runs beside the pool for half an hour, and must be done
+# before the detector guests, which want the CPUs to themselves.
 launch suite "the system test's disk image" 0 sh -c '
 	if out=$(scripts/system/image trixie amd64 2>&1); then
 		echo "# made: $(printf "%s\n" "$out" | tail -1)"
@@ -193,6 +195,7 @@ packaged=$started
 launch after $imaged made $packaged build/deb/.built \
 	suite "system: Debian 13 with Secure Boot, the packages as installed" plan \
 	env DEBS="$PWD/build/deb" scripts/system/run trixie amd64
+held+=("$started")
 # The detector kernels, 6.12 from Debian's source (tinyconfig, a few
 # minutes each): KASAN, UBSAN, lockdep, kmemleak, KFENCE, fault injection
 # and KUnit; KCSAN (which excludes KASAN). Built beside the other suites;
@@ -254,10 +257,7 @@ start after $prepared suite "guest: Debian 6.12 without the BPF LSM" 5 \
 # The detector kernels' guests, apart from the pool (their timed tests,
 # emulated and slowed by KASAN or KCSAN, want the CPUs), two at a time:
 # each mostly keeps one CPU busy. The suites, then one failing run per
-# injected bug, to prove each detector is live. They do not wait for the
-# system test, which mostly waits on its guest at its end (on a Zen 5 at
-# 2.1 GHz the debug and KCSAN guests passed beside it, and the detectors'
-# proof beside both CPUs kept busy).
+# injected bug, to prove each detector is live.
 apart suite "guest: debug kernel with every detector" 115 scripts/guest/run debug test
 apart suite "guest: KCSAN kernel" 40 scripts/guest/run kcsan test
 apart suite "guest: the detectors are live" 12 scripts/guest/prove-detectors
