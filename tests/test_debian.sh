@@ -52,7 +52,7 @@ not run:$missing}"
 # (in this shell: skip counts them)
 while IFS= read -r line; do
 	skip "make check: $(sed 's/^ok - //; s/ *# *[Ss][Kk][Ii][Pp].*//' <<<"$line")" \
-		"$(sed 's/.*# *[Ss][Kk][Ii][Pp] *//' <<<"$line")"
+		"$(sed 's/.*# *[Ss][Kk][Ii][Pp]:* *//' <<<"$line")"
 done < <(grep '^ok - ' <<<"$out" | grep -i '# *skip')
 
 # (but for lintian's word on running as root)
