@@ -50,14 +50,8 @@ done
 
 cpu_now() {	# cpu=: CPU seconds (user and system) of this shell's ended
 		# children (times, in this shell: a subshell's start at 0)
-	local f=$logs/times.$BASHPID
-
-	times >"$f"
-	# (1m2.345s, or 1m2,345s in a locale's own decimal point)
-	cpu=$(awk 'NR == 2 { for (i = 1; i <= 2; i++) {
-		split($i, t, /[^0-9]+/); cpu += t[1] * 60 + t[2] + t[3] / 1000 }
-		printf "%d\n", cpu }' "$f")
-	rm -f "$f"
+	cpu_ms "$logs/times.$BASHPID"
+	cpu=$((cpu_ms / 1000))
 }
 
 suite() {	# suite NAME LEAST COMMAND...: one suite, framed, with its

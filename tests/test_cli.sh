@@ -1049,12 +1049,9 @@ rm -f "$maps/fifo"
 # pipe, whose writer is then ended by SIGPIPE rather than read to its end.
 # Read whole, each costs the command a third of a second of CPU or more:
 # CPU time, not the clock's, which a busy machine stretches.
-children_ms() {	# the CPU time of the children this (sub)shell ran, in ms
-	times >"$maps/times"	# (in this shell: a pipe would fork it)
-	# (0m0.812s, or 0m0,812s in a locale's own decimal point)
-	awk 'NR == 2 { for (i = 1; i <= 2; i++) {
-		split($i, t, /[^0-9]+/); ms += (t[1] * 60 + t[2]) * 1000 + t[3] }
-		printf "%d\n", ms }' "$maps/times"
+children_ms() {	# the CPU time (ms) of the children this (sub)shell ran
+	cpu_ms "$maps/times"
+	echo "$cpu_ms"
 }
 at_once() {	# what the command's CPU time says of its answer
 	local ms
