@@ -132,10 +132,11 @@ apart() {	# apart COMMAND...: once no pooled suite runs, launch it among
 	while :; do
 		at_most=2
 		[ ${#held[@]} -eq 0 ] || at_most=$((2 - $(running "${held[@]}")))
-		[ "$(running)" -gt 0 ] ||
-			{ [ ${#apart_started[@]} -gt 0 ] &&
-			  [ "$(running "${apart_started[@]}")" -ge $at_most ]; } ||
-			[ $at_most -le 0 ] || break
+		if [ "$(running)" -eq 0 ] && [ $at_most -gt 0 ] &&
+		   { [ ${#apart_started[@]} -eq 0 ] ||
+		     [ "$(running "${apart_started[@]}")" -lt $at_most ]; }; then
+			break
+		fi
 		sleep 1
 		report
 	done
@@ -258,8 +259,9 @@ start after $prepared suite "guest: Debian 6.12 without the BPF LSM" 5 \
 	env GUEST_ONLY=utf8names scripts/guest/run 6.12 nolsm
 # The detector kernels' guests, apart from the pool (their timed tests,
 # emulated and slowed by KASAN or KCSAN, want the CPUs), two at a time,
-# one while the system test runs: each mostly keeps one CPU busy. The suites, then one failing run per
-# injected bug, to prove each detector is live.
+# one while the system test runs: each mostly keeps one CPU busy. The
+# suites, then one failing run per injected bug, to prove each detector
+# is live.
 apart suite "guest: debug kernel with every detector" 115 scripts/guest/run debug test
 apart suite "guest: KCSAN kernel" 40 scripts/guest/run kcsan test
 apart suite "guest: the detectors are live" 12 scripts/guest/prove-detectors
