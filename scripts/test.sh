@@ -175,10 +175,10 @@ fi
 # so beside the two slots. Steps, not tests: 0.
 launch suite "the guests' kernels, chroots and programs" 0 scripts/guest/prepare
 prepared=$started
-# Likewise the system test's disk image (mmdebstrap, 4 minutes), and the
-# Debian packages first in the pool: the system test (below) waits for
-# both, then runs beside the pool for half an hour; the detector guests
-# run beside it only one at a time.
+# Likewise the system test's disk image (mmdebstrap: mostly downloads,
+# 4 to 20 minutes), and the Debian packages first in the pool: the system
+# test (below) waits for both, then runs beside the pool for half an hour
+# to an hour; the detector guests run beside it only one at a time.
 launch suite "the system test's disk image" 0 sh -c '
 	if out=$(scripts/system/image trixie amd64 2>&1); then
 		echo "# made: $(printf "%s\n" "$out" | tail -1)"
