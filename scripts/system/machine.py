@@ -12,6 +12,7 @@ import os
 import shutil
 import socket
 import subprocess
+import tempfile
 import time
 
 import pexpect
@@ -114,35 +115,67 @@ class Machine:
                 "-o", "ServerAliveCountMax=6"] + (["-tt"] if tty else []) + \
                ["%s@127.0.0.1" % user]
 
+    def drain(self, seconds):
+        """Read the serial console for SECONDS, into the log. Unread, its
+        pty fills, qemu holds the guest's UART, and a guest writing to its
+        console (the kernel, systemd at boot) stalls: so it is read
+        whenever the test waits, ssh commands included."""
+        end = time.time() + seconds
+        while self.proc is not None and time.time() < end:
+            try:
+                self.proc.read_nonblocking(65536, timeout=max(0.0, end - time.time()))
+            except pexpect.TIMEOUT:
+                return
+            except pexpect.EOF:
+                break
+        time.sleep(max(0.0, end - time.time()))
+
+    def wait_for(self, p, timeout):
+        """Wait for the host's process P, reading the console; kill it
+        after TIMEOUT seconds. Returns whether it ended by itself."""
+        end = time.time() + timeout
+        while p.poll() is None and time.time() < end:
+            self.drain(0.2)
+        if p.poll() is not None:
+            return True
+        p.kill()
+        p.wait()
+        return False
+
     def run(self, command, user="root", timeout=900, stdin=None):
         """Run a shell command; returns (status, stdout and stderr)."""
-        try:
-            r = subprocess.run(self.ssh_argv(user) + [command], input=stdin,
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               timeout=timeout)
-        except subprocess.TimeoutExpired as e:
-            out = (e.output or b"").decode(errors="replace")
-            return 124, out + "\n(timed out after %d s)" % timeout
-        return r.returncode, r.stdout.decode(errors="replace")
+        with tempfile.TemporaryFile() as given, tempfile.TemporaryFile() as out:
+            given.write(stdin or b"")
+            given.seek(0)
+            p = subprocess.Popen(self.ssh_argv(user) + [command], stdin=given,
+                                 stdout=out, stderr=subprocess.STDOUT)
+            timed_out = not self.wait_for(p, timeout)
+            out.seek(0)
+            text = out.read().decode(errors="replace")
+        if timed_out:
+            return 124, text + "\n(timed out after %d s)" % timeout
+        return p.returncode, text
 
     def wait_ssh(self, timeout=600):
-        """Wait until the system is up and sshd answers; the serial
-        console is read meanwhile (so that qemu never blocks on it)."""
+        """Wait until the system is up and sshd answers (run() reads
+        the serial console meanwhile)."""
         end = time.time() + timeout
         while time.time() < end:
-            try:
-                self.proc.expect(pexpect.TIMEOUT, timeout=5)
-            except pexpect.EOF:
+            if self.proc is None or not self.proc.isalive():
+                self.drain(1)  # (what qemu said last, into the log)
                 return False
             status, _ = self.run("systemctl is-system-running --wait >/dev/null; true",
                                  timeout=120)
             if status == 0:
                 return True
+            self.drain(5)
         return False
 
     def copy_in(self, files, dest):
         argv = ["scp", "-q", "-i", self.key, "-P", str(self.port),
                 "-o", "StrictHostKeyChecking=no",
                 "-o", "UserKnownHostsFile=/dev/null", "-o", "BatchMode=yes"]
-        subprocess.run(argv + list(files) + ["root@127.0.0.1:" + dest],
-                       check=True, timeout=300)
+        p = subprocess.Popen(argv + list(files) + ["root@127.0.0.1:" + dest],
+                             stdin=subprocess.DEVNULL)
+        if not self.wait_for(p, 300) or p.returncode != 0:
+            raise RuntimeError("scp to %s failed (%s)" % (dest, p.returncode))
