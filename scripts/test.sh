@@ -296,7 +296,8 @@ passed=$1 failed=$2 skipped=$3
 if [ "$failed" -gt 0 ] || [ ${#failures[@]} -gt 0 ]; then
 	echo "# ==== what failed"
 	[ ${#failures[@]} -eq 0 ] || printf '# suite: %s\n' "${failures[@]}"
-	grep '^not ok ' "$log" | sed 's/^/# /'
+	# each with the comments under it (the why), the first 15
+	awk '/^not ok / { n = 16 } n && (/^not ok / || /^# /) { print "# " $0; n--; next } { n = 0 }' "$log"
 fi
 # A suite that failed without saying which test still fails the run.
 [ "$status" -ne 0 ] && [ "$failed" -eq 0 ] && failed=1
