@@ -296,8 +296,27 @@ passed=$1 failed=$2 skipped=$3
 if [ "$failed" -gt 0 ] || [ ${#failures[@]} -gt 0 ]; then
 	echo "# ==== what failed"
 	[ ${#failures[@]} -eq 0 ] || printf '# suite: %s\n' "${failures[@]}"
-	# each with the comments under it (the why), the first 15
-	awk '/^not ok / { n = 16 } n && (/^not ok / || /^# /) { print "# " $0; n--; next } { n = 0 }' "$log"
+	# each with the last 15 comments under it, its why (a suite's
+	# frame and time lines end them), for the first 10 failures
+	awk -v max=10 '
+	function flush(  i) {
+		for (i = (c > 15 ? c - 15 : 0); i < c; i++)
+			print "# " held[i]
+		c = 0
+		open = 0
+	}
+	/^not ok / { flush(); print "# " $0; open = ++failures <= max; next }
+	/^# / && !/^# (----|====) / && !/^# [0-9]+ s since the last result/ {
+		if (open)
+			held[c++] = $0
+		next
+	}
+	{ flush() }
+	END {
+		flush()
+		if (failures > max)
+			print "# (the comments of the first " max " failures only)"
+	}' "$log"
 fi
 # A suite that failed without saying which test still fails the run.
 [ "$status" -ne 0 ] && [ "$failed" -eq 0 ] && failed=1

@@ -118,8 +118,8 @@ class Machine:
     def drain(self, seconds):
         """Read the serial console for SECONDS, into the log. Unread, its
         pty fills, qemu holds the guest's UART, and a guest writing to its
-        console (the kernel, systemd at boot) stalls: so it is read
-        whenever the test waits, ssh commands included."""
+        console (the kernel, systemd at boot) stalls: so it is read while
+        the test waits on the machine, ssh commands included."""
         end = time.time() + seconds
         while self.proc is not None and time.time() < end:
             try:
@@ -134,13 +134,14 @@ class Machine:
         """Wait for the host's process P, reading the console; kill it
         after TIMEOUT seconds. Returns whether it ended by itself."""
         end = time.time() + timeout
-        while p.poll() is None and time.time() < end:
-            self.drain(0.2)
-        if p.poll() is not None:
-            return True
-        p.kill()
-        p.wait()
-        return False
+        try:
+            while p.poll() is None and time.time() < end:
+                self.drain(0.2)
+            return p.poll() is not None
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
 
     def run(self, command, user="root", timeout=900, stdin=None):
         """Run a shell command; returns (status, stdout and stderr)."""
@@ -152,9 +153,19 @@ class Machine:
             timed_out = not self.wait_for(p, timeout)
             out.seek(0)
             text = out.read().decode(errors="replace")
+        if self.proc is not None and not self.proc.isalive():
+            text += "\n(qemu has exited: the machine is off)\n" + self.serial_tail()
         if timed_out:
             return 124, text + "\n(timed out after %d s)" % timeout
         return p.returncode, text
+
+    def serial_tail(self, size=3000):
+        """The end of the serial console's log: what the machine said last."""
+        self.serial_log.flush()
+        with open(self.serial_log.name, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            f.seek(max(0, f.tell() - size))
+            return f.read().decode(errors="replace")
 
     def wait_ssh(self, timeout=600):
         """Wait until the system is up and sshd answers (run() reads
@@ -165,17 +176,22 @@ class Machine:
                 self.drain(1)  # (what qemu said last, into the log)
                 return False
             status, _ = self.run("systemctl is-system-running --wait >/dev/null; true",
-                                 timeout=120)
+                                 timeout=max(1, min(120, end - time.time())))
             if status == 0:
                 return True
-            self.drain(5)
+            self.drain(max(0, min(5, end - time.time())))
         return False
 
     def copy_in(self, files, dest):
         argv = ["scp", "-q", "-i", self.key, "-P", str(self.port),
                 "-o", "StrictHostKeyChecking=no",
                 "-o", "UserKnownHostsFile=/dev/null", "-o", "BatchMode=yes"]
-        p = subprocess.Popen(argv + list(files) + ["root@127.0.0.1:" + dest],
-                             stdin=subprocess.DEVNULL)
-        if not self.wait_for(p, 300) or p.returncode != 0:
-            raise RuntimeError("scp to %s failed (%s)" % (dest, p.returncode))
+        with tempfile.TemporaryFile() as out:
+            p = subprocess.Popen(argv + list(files) + ["root@127.0.0.1:" + dest],
+                                 stdin=subprocess.DEVNULL, stdout=out,
+                                 stderr=subprocess.STDOUT)
+            if not self.wait_for(p, 300) or p.returncode != 0:
+                out.seek(0)
+                raise RuntimeError("scp to %s failed (%s): %s"
+                                   % (dest, p.returncode,
+                                      out.read().decode(errors="replace")))
