@@ -154,7 +154,8 @@ class Machine:
             out.seek(0)
             text = out.read().decode(errors="replace")
         if self.proc is not None and not self.proc.isalive():
-            text += "\n(qemu has exited: the machine is off)\n" + self.serial_tail()
+            text += ("\n" + self.serial_tail(1500) +
+                     "\n(qemu has exited: the machine is off)\n")
         if timed_out:
             return 124, text + "\n(timed out after %d s)" % timeout
         return p.returncode, text
