@@ -707,14 +707,10 @@ static const struct {
 	  { "__ia32_compat_sys_ioctl", "__arm64_compat_sys_ioctl" } },
 };
 
-/* Is @func (a BPF LSM hook's attach point) in the kernel's BTF? */
-static bool kernel_has(const char *func)
+/* Is @func (a BPF LSM hook's attach point) in the kernel's BTF @vmlinux? */
+static bool kernel_has(const struct btf *vmlinux, const char *func)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
-	bool has = btf && btf__find_by_name_kind(btf, func, BTF_KIND_FUNC) > 0;
-
-	btf__free(btf);
-	return has;
+	return vmlinux && btf__find_by_name_kind(vmlinux, func, BTF_KIND_FUNC) > 0;
 }
 
 /*
@@ -786,6 +782,7 @@ static struct utf8names_bpf *load(const struct settings *s)
 {
 	struct utf8names_bpf *skel;
 	struct bpf_program *prog;
+	struct btf *vmlinux;
 	unsigned int i;
 	int err;
 
@@ -795,9 +792,11 @@ static struct utf8names_bpf *load(const struct settings *s)
 		return NULL;
 	}
 	skel->bss->object_id = object_id();
+	/* the kernel's BTF, parsed once for every lookup below: megabytes */
+	vmlinux = btf__load_vmlinux_btf();
 	for (i = 0; i < ARRAY_SIZE(optional); i++) {
 		prog = bpf_object__find_program_by_name(skel->obj, optional[i][0]);
-		if (prog && !kernel_has(optional[i][1]))
+		if (prog && !kernel_has(vmlinux, optional[i][1]))
 			bpf_program__set_autoload(prog, false);
 	}
 	for (i = 0; i < ARRAY_SIZE(copies); i++) {
@@ -805,7 +804,7 @@ static struct utf8names_bpf *load(const struct settings *s)
 		unsigned int f;
 
 		for (f = 0; !func && f < ARRAY_SIZE(copies[i].funcs) && copies[i].funcs[f]; f++)
-			if (kernel_has(copies[i].funcs[f]))
+			if (kernel_has(vmlinux, copies[i].funcs[f]))
 				func = copies[i].funcs[f];
 		prog = bpf_object__find_program_by_name(skel->obj, copies[i].prog);
 		if (func) {
@@ -822,6 +821,7 @@ static struct utf8names_bpf *load(const struct settings *s)
 				"utf8names: this kernel has no %s(): %s are refused (EPERM)\n",
 				copies[i].funcs[0], copies[i].blind);
 	}
+	btf__free(vmlinux);
 	err = utf8names_bpf__load(skel);
 	if (err) {
 		fprintf(stderr, "utf8names: the kernel refused the BPF program: %s\n",
