@@ -37,6 +37,8 @@ class Machine:
         self.key = key
         self.workdir = workdir
         self.port = free_port()
+        # ssh's shared connections (a short path: a socket's is bounded)
+        self.mux = tempfile.mkdtemp(prefix="utf8val-ssh-")
         os.makedirs(workdir, exist_ok=True)
         self.serial_log = open(os.path.join(workdir, "serial.log"), "ab")
         self.proc = None
@@ -103,16 +105,30 @@ class Machine:
         if self.proc is not None:
             self.proc.terminate(force=True)
             self.proc = None
+        for user in ("root", "user"):
+            subprocess.run(self.ssh_options() + ["-O", "exit", "%s@127.0.0.1" % user],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        shutil.rmtree(self.mux, ignore_errors=True)
 
     # commands over ssh
 
-    def ssh_argv(self, user="root", tty=False):
-        return ["ssh", "-q", "-i", self.key, "-p", str(self.port),
+    def ssh_options(self, program="ssh"):
+        """Every command of a user shares one connection while the
+        machine is up: a new one costs the emulated machine more than a
+        second of its CPU (the key exchange), a shared one a tenth."""
+        return [program, "-q", "-i", self.key,
+                "-p" if program == "ssh" else "-P", str(self.port),
                 "-o", "StrictHostKeyChecking=no",
                 "-o", "UserKnownHostsFile=/dev/null",
                 "-o", "ConnectTimeout=10", "-o", "BatchMode=yes",
                 "-o", "ServerAliveInterval=10",
-                "-o", "ServerAliveCountMax=6"] + (["-tt"] if tty else []) + \
+                "-o", "ServerAliveCountMax=6",
+                "-o", "ControlMaster=auto",
+                "-o", "ControlPath=" + os.path.join(self.mux, "%r"),
+                "-o", "ControlPersist=120"]
+
+    def ssh_argv(self, user="root", tty=False):
+        return self.ssh_options() + (["-tt"] if tty else []) + \
                ["%s@127.0.0.1" % user]
 
     def drain(self, seconds):
@@ -184,9 +200,7 @@ class Machine:
         return False
 
     def copy_in(self, files, dest):
-        argv = ["scp", "-q", "-i", self.key, "-P", str(self.port),
-                "-o", "StrictHostKeyChecking=no",
-                "-o", "UserKnownHostsFile=/dev/null", "-o", "BatchMode=yes"]
+        argv = self.ssh_options("scp")
         with tempfile.TemporaryFile() as out:
             p = subprocess.Popen(argv + list(files) + ["root@127.0.0.1:" + dest],
                                  stdin=subprocess.DEVNULL, stdout=out,
