@@ -37,8 +37,9 @@ class Machine:
         self.key = key
         self.workdir = workdir
         self.port = free_port()
-        # ssh's shared connections (a short path: a socket's is bounded)
-        self.mux = tempfile.mkdtemp(prefix="utf8val-ssh-")
+        # ssh's shared connections (in /tmp, whatever TMPDIR says: a
+        # socket's path is bounded), for the Machine's life (close())
+        self.mux = tempfile.mkdtemp(prefix="utf8val-ssh-", dir="/tmp")
         os.makedirs(workdir, exist_ok=True)
         self.serial_log = open(os.path.join(workdir, "serial.log"), "ab")
         self.proc = None
@@ -102,12 +103,21 @@ class Machine:
         self.proc = None
 
     def kill(self):
+        """Power off at once (the machine can be started again)."""
         if self.proc is not None:
             self.proc.terminate(force=True)
             self.proc = None
+
+    def close(self):
+        """Power off for good, and end ssh's shared connections."""
+        self.kill()
         for user in ("root", "user"):
-            subprocess.run(self.ssh_options() + ["-O", "exit", "%s@127.0.0.1" % user],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            try:
+                subprocess.run(self.ssh_options() + ["-O", "exit", "%s@127.0.0.1" % user],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               timeout=10)
+            except subprocess.TimeoutExpired:
+                pass
         shutil.rmtree(self.mux, ignore_errors=True)
 
     # commands over ssh
