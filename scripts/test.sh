@@ -138,20 +138,19 @@ start() {	# start COMMAND...: launch it once a slot is free
 	pooled+=("$started")
 }
 
-apart() {	# apart COMMAND...: once no pooled suite runs, launch it among
-		# the suites started apart, two at a time, and one only while
-		# a held suite runs (two emulated machines at most: with three
-		# on two CPUs the debug guest's timed tests ran out of time)
-	local at_most
+apart() {	# apart COMMAND...: launch it once fewer than two suites run,
+		# pooled, held or apart (two emulated machines at most: with
+		# three on two CPUs the debug guest's timed tests ran out of
+		# time). Called once every pooled suite has started: the first
+		# starts beside the pool's last suite, not after it.
+	local n
 
 	while :; do
-		at_most=2
-		[ ${#held[@]} -eq 0 ] || at_most=$((2 - $(running "${held[@]}")))
-		if [ "$(running)" -eq 0 ] && [ $at_most -gt 0 ] &&
-		   { [ ${#apart_started[@]} -eq 0 ] ||
-		     [ "$(running "${apart_started[@]}")" -lt $at_most ]; }; then
-			break
-		fi
+		n=$(running)
+		[ ${#held[@]} -eq 0 ] || n=$((n + $(running "${held[@]}")))
+		[ ${#apart_started[@]} -eq 0 ] ||
+			n=$((n + $(running "${apart_started[@]}")))
+		[ "$n" -lt 2 ] && break
 		sleep 1
 		report
 	done
@@ -218,11 +217,13 @@ held+=("$started")
 # minutes each): KASAN, UBSAN, lockdep, kmemleak, KFENCE, fault injection
 # and KUnit; with --all, KCSAN (which excludes KASAN). Built beside the
 # other suites; their guests run apart from the pool, below.
+declare -A built=()	# each flavour's build suite
 for flavour in debug ${all:+kcsan}; do
 	start suite "the $flavour kernel builds" 0 sh -c "
 		scripts/guest/build-debug-kernel $flavour >/dev/null &&
 		echo '# $flavour: the kernel builds' ||
 		echo 'not ok - $flavour: the kernel builds'"
+	built[$flavour]=$started
 done
 # (the tests of the command, its completion, the install, the headers,
 # the documentation's examples, the licenses, the TAP checks and the
@@ -283,13 +284,16 @@ start after $packaged suite "guest: Debian 6.1 with the module DKMS built" 20 \
 start after $prepared suite "guest: Debian 6.12 without the BPF LSM" 5 \
 	env GUEST_ONLY=utf8names scripts/guest/run 6.12 nolsm
 # The detector kernels' guests, apart from the pool (their timed tests,
-# emulated and slowed by KASAN or KCSAN, want the CPUs), two at a time,
-# one while the system test runs: each mostly keeps one CPU busy. The
+# emulated and slowed by KASAN or KCSAN, want the CPUs): each starts when
+# fewer than two suites run, and mostly keeps one CPU busy. The
 # suites, then one failing run per injected bug, to prove each detector
 # is live.
-apart suite "guest: debug kernel with every detector" 115 scripts/guest/run debug test
+# (each once its kernel is built: its build is a pooled suite, which may
+# still run)
+after ${built[debug]} apart suite "guest: debug kernel with every detector" 115 \
+	scripts/guest/run debug test
 if [ -n "$all" ]; then
-	apart suite "guest: KCSAN kernel" 40 scripts/guest/run kcsan test
+	after ${built[kcsan]} apart suite "guest: KCSAN kernel" 40 scripts/guest/run kcsan test
 	apart suite "guest: the detectors are live" 12 scripts/guest/prove-detectors
 else
 	start suite "guest: KCSAN kernel" 0 \
