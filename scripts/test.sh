@@ -15,8 +15,9 @@
 # it asks sudo otherwise.
 # --all adds what the default run (CI's) leaves out for time, each a skip
 # there that names this option: the KCSAN kernel, KUnit under UML (the
-# AVX-512 path in kernel context) and the system test's upgrade from the
-# previous release (README, "Tests").
+# AVX-512 path in kernel context), the system test's upgrade from the
+# previous release, and stress and lifecycle on arm64's and riscv64's
+# newest kernels (README, "One suite at a time").
 set -u
 case $#:${1:-} in
 0:)	all= ;;
@@ -60,7 +61,7 @@ done
 # at the start and at the end too.
 left_out=
 [ -n "$all" ] ||
-	left_out="the KCSAN kernel, KUnit under UML and the system test's upgrade from 1.0.0 (scripts/test.sh --all runs them)"
+	left_out="the KCSAN kernel, KUnit under UML, the system test's upgrade from 1.0.0, stress and lifecycle on arm64's and riscv64's newest kernels (scripts/test.sh --all runs them)"
 [ -z "$left_out" ] || echo "# left out: $left_out" | tee -a "$log"
 
 cpu_now() {	# cpu=: CPU seconds (user and system) of this shell's ended
