@@ -232,10 +232,11 @@ done
 # the binaries the packages ship: not twice)
 start suite "host tests: 3 build variants" 95 make -s test-variants
 # KUnit in UML, which runs on this CPU: where it has AVX-512, the one
-# kernel context that path gets (the guests' emulated CPUs lack it);
-# with --all (the path's code is the one the host tests compare with
-# the reference on this CPU; the kernel's part, its vector section, is
-# AVX2's, which the debug guest's KUnit runs)
+# kernel context that path gets (the guests' emulated CPUs lack it).
+# Only with --all; the default run's skip names the path. (The path's
+# code is what the host tests compare with the reference on this CPU;
+# the kernel's part around it, the vector section, is AVX2's, which the
+# debug guest's KUnit runs.)
 start suite "KUnit under UML: this CPU's paths in kernel context" 0 \
 	scripts/kunit-uml --where-needed ${left_out:+--skip}
 start suite "fuzzing" 1 make -s fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
