@@ -65,9 +65,17 @@ left_out=
 [ -z "$left_out" ] || echo "# left out: $left_out" | tee -a "$log"
 
 cpu_now() {	# cpu=: CPU seconds (user and system) of this shell's ended
-		# children (times, in this shell: a subshell's start at 0)
-	cpu_ms "$logs/times.$BASHPID"
-	cpu=$((cpu_ms / 1000))
+		# children (bash's times, in this shell: a subshell's start
+		# at 0; through a file, which a pipe or a command
+		# substitution would fork); 1m2.345s, or 1m2,345s in a
+		# locale's own decimal point
+	local f=$logs/times.$BASHPID
+
+	times >"$f"
+	cpu=$(awk 'NR == 2 { for (i = 1; i <= 2; i++) {
+		split($i, t, /[^0-9]+/); ms += (t[1] * 60 + t[2]) * 1000 + t[3] }
+		printf "%d\n", ms / 1000 }' "$f")
+	rm -f "$f"
 }
 
 suite() {	# suite NAME LEAST COMMAND...: one suite, framed, with its
@@ -334,27 +342,35 @@ passed=$1 failed=$2 skipped=$3
 if [ "$failed" -gt 0 ] || [ ${#failures[@]} -gt 0 ]; then
 	echo "# ==== what failed"
 	[ ${#failures[@]} -eq 0 ] || printf '# suite: %s\n' "${failures[@]}"
-	# each with the last 15 comments under it, its why (a suite's
-	# frame and time lines end them), for the first 10 failures
-	awk -v max=10 '
+	awk '/^not ok / && ++n <= 25 { print "# " $0 }
+	     END { if (n > 25) print "# (and " n - 25 " more)" }' "$log"
+	# The first three failures again, each with the last 12 comments
+	# under it, its why (a suite's frame and time lines end them): at
+	# the very end, which is what CI shows, for later failures often
+	# follow from the first.
+	echo "# ==== the first failures, with what they said"
+	awk -v max=3 -v keep=12 '
 	function flush(  i) {
-		for (i = (c > 15 ? c - 15 : 0); i < c; i++)
+		for (i = (c > keep ? c - keep : 0); i < c; i++)
 			print "# " held[i]
 		c = 0
 		open = 0
 	}
-	/^not ok / { flush(); print "# " $0; open = ++failures <= max; next }
+	/^not ok / {
+		flush()
+		if (++failures > max)
+			exit
+		print "# " $0
+		open = 1
+		next
+	}
 	/^# / && !/^# (----|====) / && !/^# [0-9]+ s since the last result/ {
 		if (open)
 			held[c++] = $0
 		next
 	}
 	{ flush() }
-	END {
-		flush()
-		if (failures > max)
-			print "# (the comments of the first " max " failures only)"
-	}' "$log"
+	END { flush() }' "$log"
 fi
 # A suite that failed without saying which test still fails the run.
 [ "$status" -ne 0 ] && [ "$failed" -eq 0 ] && failed=1

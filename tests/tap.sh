@@ -37,18 +37,6 @@ got:  $3"
 	fi
 }
 
-# cpu_ms FILE: cpu_ms becomes the CPU time, user and system, in ms, of
-# this shell's ended children (bash's times, through FILE: in this shell,
-# which a pipe or a command substitution would fork). 1m2.345s, or
-# 1m2,345s in a locale's own decimal point.
-cpu_ms() {
-	times >"$1"
-	cpu_ms=$(awk 'NR == 2 { for (i = 1; i <= 2; i++) {
-		split($i, t, /[^0-9]+/); ms += (t[1] * 60 + t[2]) * 1000 + t[3] }
-		printf "%d\n", ms }' "$1")
-	rm -f "$1"
-}
-
 tap_done() {
 	echo "1..$n"
 	[ "$failed" -eq 0 ]
