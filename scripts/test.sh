@@ -45,6 +45,7 @@ pooled=()	# the suites that take a slot
 apart_started=()	# the suites run apart from the pool (apart)
 held=()		# suites beside the pool that those apart make room for
 failures=()	# the suites that ended in failure, for the summary
+silent=()	# those of them that said no "not ok": their logs' ends
 t_start=$SECONDS
 # an interrupted run stops its suites too
 trap 'kill $(jobs -p) 2>/dev/null' EXIT
@@ -118,6 +119,7 @@ report() {	# print the ended suites that no running one precedes
 		status=1
 		name=$(sed -n '1s/^# ==== //p' "$logs/$printed.out")
 		failures+=("${name:-suite $printed, killed before it began} (exit $(cat "$logs/$printed.rc"))")
+		grep -q '^not ok' "$logs/$printed.out" || silent+=("$printed")
 	done
 }
 
@@ -344,32 +346,44 @@ if [ "$failed" -gt 0 ] || [ ${#failures[@]} -gt 0 ]; then
 	[ ${#failures[@]} -eq 0 ] || printf '# suite: %s\n' "${failures[@]}"
 	awk '/^not ok / && ++n <= 25 { print "# " $0 }
 	     END { if (n > 25) print "# (and " n - 25 " more)" }' "$log"
-	# The first three failures again, each with the last 12 comments
-	# under it, its why (a suite's frame and time lines end them): at
+	# The first two failures again, each with the comments above it
+	# (since the result before it: a kselftest's cause) and under it (a
+	# TAP diagnostic), a suite's frame and time lines ending them: at
 	# the very end, which is what CI shows, for later failures often
 	# follow from the first.
+	for n in "${silent[@]}"; do
+		echo "# ==== $(sed -n '1s/^# ==== //p' "$logs/$n.out"): failed, saying no 'not ok'; its end:"
+		grep -v '^# ---- [0-9]* s, CPU' "$logs/$n.out" | tail -8 | sed 's/^/#   /'
+	done
 	echo "# ==== the first failures, with what they said"
-	awk -v max=3 -v keep=12 '
+	awk -v max=2 -v above=6 -v below=10 '
 	function flush(  i) {
-		for (i = (c > keep ? c - keep : 0); i < c; i++)
+		for (i = (c > below ? c - below : 0); i < c; i++)
 			print "# " held[i]
 		c = 0
 		open = 0
 	}
-	/^not ok / {
+	/^(not )?ok / {
 		flush()
-		if (++failures > max)
+		if (/^not ok / && ++failures > max)
 			exit
-		print "# " $0
-		open = 1
+		if (/^not ok /) {
+			for (i = (p > above ? p - above : 0); i < p; i++)
+				print "# " pre[i]
+			print "# " $0
+			open = 1
+		}
+		p = 0
 		next
 	}
 	/^# / && !/^# (----|====) / && !/^# [0-9]+ s since the last result/ {
 		if (open)
 			held[c++] = $0
+		else
+			pre[p++] = $0
 		next
 	}
-	{ flush() }
+	{ flush(); p = 0 }
 	END { flush() }' "$log"
 fi
 # A suite that failed without saying which test still fails the run.
