@@ -63,6 +63,9 @@ HOST_CFLAGS	:= -O2 -g $(WARN) $(ARCH_INC)
 # What gets installed also takes the builder's CPPFLAGS, CFLAGS and
 # LDFLAGS (a distribution's hardening flags).
 INSTALLED_CFLAGS := $(HOST_CFLAGS) $(CPPFLAGS) $(CFLAGS)
+# The command's files, all alike: GNU's functions, and off_t of 64 bits
+# (files past 2 GiB on 32-bit systems; struct input holds offsets).
+CLI_CPPFLAGS	:= -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -I.
 
 CORE_SRC	:= utf8val_core.c
 CORE_HDR	:= utf8val.h utf8val_types.h utf8val_simd.h utf8val_user.h \
@@ -231,8 +234,9 @@ $(eval $(call vec_rules,freestanding,$(KERNEL_CFLAGS) $(FREESTANDING)))
 CLI_LINK	?= static
 CLI_LIBS	:= $(if $(filter shared,$(CLI_LINK)),-L$(BUILD) -lutf8val,$(BUILD)/libutf8val.a)
 cli: $(BUILD)/utf8val
-$(BUILD)/utf8val: tools/utf8val.c $(CORE_HDR) $(BUILD)/libutf8val.a $(LIB_SO)
-	$(CC) $(INSTALLED_CFLAGS) -pthread -I. $(LDFLAGS) -o $@ $< $(CLI_LIBS)
+CLI_SRC		:= $(wildcard tools/utf8val/*.c)
+$(BUILD)/utf8val: $(CLI_SRC) tools/utf8val/cli.h $(CORE_HDR) $(BUILD)/libutf8val.a $(LIB_SO)
+	$(CC) $(INSTALLED_CFLAGS) $(CLI_CPPFLAGS) -pthread $(LDFLAGS) -o $@ $(CLI_SRC) $(CLI_LIBS)
 
 # --- BPF: the sample and the kfuncs' test -----------------------------------
 # samples/bpf/utf8names: a BPF LSM policy (clang -target bpf, CO-RE) in a
@@ -305,7 +309,7 @@ install: lib cli
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 \
 		$(DESTDIR)$(MANDIR)/man4 $(DESTDIR)$(COMPLETIONDIR)
 	$(INSTALL) -m 755 $(BUILD)/utf8val $(DESTDIR)$(BINDIR)/utf8val
-	$(INSTALL) -m 644 tools/utf8val.bash $(DESTDIR)$(COMPLETIONDIR)/utf8val
+	$(INSTALL) -m 644 tools/utf8val/utf8val.bash $(DESTDIR)$(COMPLETIONDIR)/utf8val
 	$(INSTALL) -m 644 utf8val.h $(DESTDIR)$(INCLUDEDIR)/utf8val.h
 	$(INSTALL) -m 644 uapi/linux/utf8val.h $(DESTDIR)$(INCLUDEDIR)/linux/utf8val.h
 	$(INSTALL) -m 644 $(BUILD)/libutf8val.a $(DESTDIR)$(LIBDIR)/libutf8val.a

@@ -77,7 +77,7 @@ Try 'utf8val --help' for more information." 2 '' -S --json
 help=$("$cli" --help)
 rc=$?
 missing=
-for o in $(grep -o '{ "[a-z0-9-]*"' "$(dirname "$0")/../tools/utf8val.c" | cut -d'"' -f2); do
+for o in $(grep -o '{ "[a-z0-9-]*"' "$(dirname "$0")/../tools/utf8val/options.c" | cut -d'"' -f2); do
 	grep -q -- "--$o" <<<"$help" || missing="$missing --$o"
 done
 grep -q "Exit status" <<<"$help" || missing="$missing (exit status)"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR MIT
 #
-# tools/utf8val.bash as bash-completion runs it: the words offered after
+# tools/utf8val/utf8val.bash as bash-completion runs it: the words offered after
 # what a user has typed, against the command's own --help. TAP output.
 # Usage: test_completion.sh PATH_TO_UTF8VAL
 set -u
@@ -16,7 +16,7 @@ complete_line() {
 	(
 		cd "$work" || exit 1
 		. /usr/share/bash-completion/bash_completion
-		. "$top/tools/utf8val.bash"
+		. "$top/tools/utf8val/utf8val.bash"
 		utf8val() { "$cli" "$@"; }	# _parse_help runs "utf8val --help"
 		PATH=$(dirname "$cli"):$PATH
 		COMP_LINE=$1
