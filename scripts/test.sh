@@ -346,15 +346,16 @@ if [ "$failed" -gt 0 ] || [ ${#failures[@]} -gt 0 ]; then
 	[ ${#failures[@]} -eq 0 ] || printf '# suite: %s\n' "${failures[@]}"
 	awk '/^not ok / && ++n <= 25 { print "# " $0 }
 	     END { if (n > 25) print "# (and " n - 25 " more)" }' "$log"
+	# a suite that failed without a 'not ok': the end of what it said
+	for n in "${silent[@]}"; do
+		echo "# ==== $(sed -n '1s/^# ==== //p' "$logs/$n.out"): failed, saying no 'not ok'; its end:"
+		grep -v '^# ---- [0-9]* s, CPU' "$logs/$n.out" | tail -8 | sed 's/^/#   /'
+	done
 	# The first two failures again, each with the comments above it
 	# (since the result before it: a kselftest's cause) and under it (a
 	# TAP diagnostic), a suite's frame and time lines ending them: at
 	# the very end, which is what CI shows, for later failures often
 	# follow from the first.
-	for n in "${silent[@]}"; do
-		echo "# ==== $(sed -n '1s/^# ==== //p' "$logs/$n.out"): failed, saying no 'not ok'; its end:"
-		grep -v '^# ---- [0-9]* s, CPU' "$logs/$n.out" | tail -8 | sed 's/^/#   /'
-	done
 	echo "# ==== the first failures, with what they said"
 	awk -v max=2 -v above=6 -v below=10 '
 	function flush(  i) {
