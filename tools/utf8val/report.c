@@ -276,6 +276,12 @@ void report_end(const struct input *in, unsigned long long total)
 	}
 }
 
+/* -l's line: @name, ended by newline or, with -0, NUL. */
+static void list_name(const struct options *opt, const char *name)
+{
+	printf("%s%c", name, opt->null ? '\0' : '\n');
+}
+
 /*
  * --names: a bad name's record (@r the error in its last component),
  * with its path escaped; with -l, the path, bad (or with -i, valid) as
@@ -285,7 +291,7 @@ void report_name(const struct options *opt, const char *path,
 		 const struct utf8val_result *r)
 {
 	if (opt->list) {
-		printf("%s%c", path, opt->null ? '\0' : '\n');
+		list_name(opt, path);
 	} else if (opt->quiet) {
 		return;
 	} else if (opt->format == FORMAT_GNU) {
@@ -313,8 +319,7 @@ void report_name(const struct options *opt, const char *path,
 void list(const char *name, int rc, const struct options *opt)
 {
 	if (opt->list && rc >= 0 && rc < 2 && !rc == opt->invert)
-		printf("%s%c", name && strcmp(name, "-") ? name : "(standard input)",
-		       opt->null ? '\0' : '\n');
+		list_name(opt, name && strcmp(name, "-") ? name : "(standard input)");
 }
 
 /* What went to standard output must have reached it. */
