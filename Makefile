@@ -13,7 +13,7 @@
 #   make fuzz          libFuzzer differential run for FUZZ_SECONDS
 #   make freestanding  proof that the core needs no libc
 #   make cli           build/utf8val, the command-line validator
-#   make utf8names     build/utf8names, the BPF LSM sample (samples/bpf)
+#   make utf8names     build/utf8names, the BPF LSM file name policy (tools/utf8names)
 #   make bpf           that, and build/kfuncs_test, the kfuncs' guest test
 #   make install       headers (utf8val.h, linux/utf8val.h for the device),
 #                      libraries, pkg-config file, command and manuals,
@@ -241,13 +241,13 @@ CLI_SRC		:= $(wildcard tools/utf8val/*.c)
 $(BUILD)/utf8val: $(CLI_SRC) tools/utf8val/cli.h $(CORE_HDR) $(BUILD)/libutf8val.a $(LIB_SO)
 	$(CC) $(INSTALLED_CFLAGS) $(CLI_CPPFLAGS) -pthread $(LDFLAGS) -o $@ $(CLI_SRC) $(CLI_LIBS)
 
-# --- BPF: the sample and the kfuncs' test -----------------------------------
-# samples/bpf/utf8names: a BPF LSM policy (clang -target bpf, CO-RE) in a
+# --- BPF: the file name policy and the kfuncs' test ---------------------------
+# tools/utf8names: a BPF LSM policy (clang -target bpf, CO-RE) in a
 # libbpf skeleton (bpftool), and its loader, one static binary that runs
 # from a busybox initramfs; build/kfuncs_test (selftests/bpf), the kfuncs
 # against the reference, the same way. Debian's clang, llvm, bpftool,
 # libbpf-dev, libelf-dev and zlib1g-dev.
-UTF8NAMES	:= samples/bpf/utf8names
+UTF8NAMES	:= tools/utf8names
 BPF_CLANG	?= clang
 BPFTOOL		?= bpftool
 BPF_CFLAGS	= -g -O2 -Wall -Werror -target bpf \
@@ -327,7 +327,7 @@ install: lib cli
 	@# staged DESTDIR, nor for a user's own prefix ldconfig cannot write)
 	$(if $(DESTDIR),,-[ ! -w /etc/ld.so.cache ] || ldconfig)
 
-# The file name policy (samples/bpf/utf8names): its loader and manual.
+# The file name policy (tools/utf8names): its loader and manual.
 install-utf8names: $(BUILD)/utf8names
 	$(INSTALL) -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man8
 	$(INSTALL) -m 755 $(BUILD)/utf8names $(DESTDIR)$(SBINDIR)/utf8names

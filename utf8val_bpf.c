@@ -3,7 +3,7 @@
  * utf8val's validators as BPF kfuncs, so that BPF programs (LSM policy,
  * tracing) can ask whether bytes are strict UTF-8 without carrying UTF-8
  * logic of their own. Documentation/utf8val.rst describes the contract;
- * samples/bpf/utf8names uses them.
+ * tools/utf8names uses them.
  *
  * Program types:
  *  - LSM and tracing (fentry/fexit, tp_btf, iterators): where policy over

@@ -5,7 +5,7 @@
  * utf8val.h, which has the flags, the errors and struct utf8val_result.
  * The program's license must be GPL-compatible. utf8val.ko must be
  * loaded, built with its BTF; Documentation/utf8val.rst describes the
- * contract, and samples/bpf/utf8names shows a policy that uses them.
+ * contract, and tools/utf8names shows a policy that uses them.
  *
  * Callable from LSM, tracing (fentry, fexit, tp_btf, iterators) and
  * syscall programs. Each buffer is the program's own writable memory

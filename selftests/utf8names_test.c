@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * The BPF sample samples/bpf/utf8names, run as a user runs it, and
+ * The file name policy tools/utf8names, run as a user runs it, and
  * utf8val's kfuncs through it (TAP):
  *  - its clear errors: no securityfs, no utf8val.ko;
  *  - on a tmpfs, valid names are made, renamed and linked, while each kind

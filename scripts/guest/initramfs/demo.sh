@@ -19,7 +19,7 @@ show "insmod /lib/modules/utf8val_client.ko name=\"\$(printf '..\\300\\257..')\"
 show "dmesg | grep utf8val_client"
 if [ -x /bin/utf8names ]; then
 	echo
-	echo "== a BPF LSM policy on utf8val's kfuncs (samples/bpf/utf8names), on /srv"
+	echo "== a BPF LSM policy on utf8val's kfuncs (tools/utf8names), on /srv"
 	mkdir -p /srv && mount -t tmpfs tmpfs /srv
 	mount -t securityfs securityfs /sys/kernel/security
 	echo "guest# utf8names --mount /srv > /tmp/refusals &"

@@ -40,8 +40,8 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
-#include "../../../utf8val.h"
-#include "../../../bpf/utf8val_kfuncs.h"
+#include "../../utf8val.h"
+#include "../../bpf/utf8val_kfuncs.h"
 #include "utf8names.h"
 
 #define EACCES		13
