@@ -274,9 +274,11 @@ $(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
 # static for the busybox guests; the Debian package links it to the
 # shared libraries (UTF8NAMES_STATIC=)
 UTF8NAMES_STATIC ?= -static
-$(BUILD)/utf8names: $(UTF8NAMES)/utf8names.c $(UTF8NAMES)/utf8names.h \
+UTF8NAMES_SRC	:= $(filter-out %.bpf.c,$(wildcard $(UTF8NAMES)/*.c))
+$(BUILD)/utf8names: $(UTF8NAMES_SRC) $(UTF8NAMES)/loader.h $(UTF8NAMES)/utf8names.h \
 		$(BUILD)/bpf/utf8names.skel.h $(BUILD)/libutf8val.a
-	$(CC) $(INSTALLED_CFLAGS) $(UTF8NAMES_STATIC) -I. -I$(UTF8NAMES) -I$(BUILD)/bpf -o $@ $< \
+	$(CC) $(INSTALLED_CFLAGS) -D_GNU_SOURCE $(UTF8NAMES_STATIC) -I. -I$(UTF8NAMES) \
+		-I$(BUILD)/bpf -o $@ $(UTF8NAMES_SRC) \
 		$(BUILD)/libutf8val.a $(BPF_USER_FLAGS) $(LDFLAGS) $(BPF_LIBS)
 $(BUILD)/kfuncs_test: selftests/bpf/kfuncs_test.c selftests/bpf/kfuncs.h \
 		$(BUILD)/bpf/kfuncs.skel.h selftests/dev_model.c selftests/dev_model.h \

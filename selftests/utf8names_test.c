@@ -1815,7 +1815,7 @@ static int leftovers(void)
 /*
  * Make the pinned policy look as one another build of the loader pinned
  * (an upgrade of the package, from the loader's side): change its object
- * id, the last 8 bytes of its state (utf8names.c keeps it there). 0, or
+ * id, the last 8 bytes of its state (policy.c keeps it there). 0, or
  * a negative errno.
  */
 static int pose_as_another_build(void)

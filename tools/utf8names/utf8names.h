@@ -30,7 +30,7 @@ enum utf8names_op {
 /*
  * The program's counters (map counts), per CPU. Their order stays in
  * every version, as the state's detached flag does: a loader ends a
- * policy another version pinned by them (utf8names.c, end_programs()).
+ * policy another version pinned by them (policy.c, end_programs()).
  */
 enum utf8names_count {
 	UTF8NAMES_REPORTED,	/* names refused, or audited */
