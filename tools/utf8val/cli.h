@@ -9,7 +9,7 @@
  *	map.c		a regular file's valid start checked through mappings
  *	operands.c	FILE operands and --files-from's names
  *	walk.c		-r and -R, --include, --exclude, --exclude-dir, --names
- *	pool.c		the worker threads of -r with -l or -q
+ *	pool.c		the threads: -r's workers (with -l or -q), map.c's helper
  *	report.c	what is printed about an input or a name
  *	replace.c	--replace's output
  */
@@ -17,6 +17,8 @@
 #define UTF8VAL_CLI_H
 
 #include <assert.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/stat.h>
@@ -62,6 +64,11 @@ struct position {
 	unsigned long long line;	/* 1-based */
 	unsigned long long column;	/* characters since the line began */
 	unsigned long long display;	/* --format=gnu: GCC's display columns */
+};
+
+/* a thread beside this one (pool.c's helper_start()) */
+struct helper {
+	pthread_t thread;
 };
 
 /* What checking an input needs of its own, one per thread. */
@@ -141,6 +148,7 @@ void input_failed(struct input *in, const char *why);
 void keep_history(struct input *in, const unsigned char *s, size_t n);
 
 /* map.c */
+void map_setup(void);
 bool mappable(const struct input *in);
 unsigned long long map_checked(struct input *in, unsigned char *buf,
 			       size_t *have);
@@ -165,6 +173,9 @@ void pool_add(const char *path, struct dir_ref *dir, const char *name,
 	      const char *why, int rc);
 void pool_drain(void);
 int pool_end(void);
+bool helper_start(struct helper *h, void *(*fn)(void *), void *arg,
+		  const cpu_set_t *cpus);
+void helper_join(struct helper *h);
 
 /* report.c */
 void say(const struct options *opt, const char *name, const char *why);

@@ -38,6 +38,7 @@ int main(int argc, char **argv)
 	status = parse_options(argc, argv, &opt);
 	if (status >= 0)
 		return status;
+	map_setup();	/* before any thread */
 	status = 0;
 	if (opt.files_from)
 		status = check_names_from(opt.files_from, &opt);

@@ -13,14 +13,13 @@
  * have had there, so that what is reported, and where the file offset is
  * left, stays the same.
  *
- * The only code of the command that maps files, catches SIGBUS or sets
- * CPU affinity. The second half's thread writes only its struct map_part
+ * The only code of the command that maps files or catches SIGBUS; the
+ * second half's thread is pool.c's helper. That thread writes only its struct map_part
  * and its own map_guard; it reads the input's descriptor, offsets and
  * flags, which stay as they are until it is joined.
  */
 #include <errno.h>
 #include <linux/magic.h>
-#include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -77,7 +76,11 @@ static void on_sigbus(int sig, siginfo_t *si, void *context)
 	raise(sig);
 }
 
-static void map_setup(void)
+/*
+ * SIGBUS's handler and what the machine offers, once, before any thread
+ * starts (main()): the signal mask read is the process's.
+ */
+void map_setup(void)
 {
 	struct sigaction sa = { .sa_sigaction = on_sigbus,
 				.sa_flags = SA_SIGINFO | SA_RESTART };
@@ -87,7 +90,7 @@ static void map_setup(void)
 
 	sigemptyset(&sa.sa_mask);
 	/* blocked, a SIGBUS from a file cut short would end the process */
-	if (pthread_sigmask(SIG_BLOCK, NULL, &now) || sigismember(&now, SIGBUS))
+	if (sigprocmask(SIG_BLOCK, NULL, &now) || sigismember(&now, SIGBUS))
 		return;
 	if (size > 0 && !sigaction(SIGBUS, &sa, &sigbus_before))
 		page_size = size;
@@ -124,13 +127,10 @@ static bool file_system_mappable(int fd)
 /* Whether @in is checked through a mapping first: see the top. */
 bool mappable(const struct input *in)
 {
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
-
 	/* (--replace copies the text out: read() copies it once too) */
 	if (!in->reread || in->end - in->start < (off_t)MAP_MIN ||
 	    in->opt->replace || !file_system_mappable(in->fd))
 		return false;
-	pthread_once(&once, map_setup);
 	return page_size;
 }
 
@@ -248,36 +248,16 @@ static void map_scan(struct map_part *p)
 	map_windows(p);
 }
 
-/* The second half of a file, on a thread of its own: see map_checked(). */
+/*
+ * The second half of a file, on a helper thread (pool.c) started on
+ * another CPU than the first half's: see map_checked(). Once it runs, it
+ * may run on any (0: this thread).
+ */
 static void *map_scan_half(void *half)
 {
-	pthread_setaffinity_np(pthread_self(), sizeof(map_cpus), &map_cpus);
+	sched_setaffinity(0, sizeof(map_cpus), &map_cpus);
 	map_scan(half);
 	return NULL;
-}
-
-/*
- * Start the thread that checks @half, on another CPU than this one: a new
- * thread starts on its creator's CPU, where the scheduler on a machine of
- * two left it for milliseconds (measured), as long as a half takes. Once
- * it runs, it may run anywhere.
- */
-static bool map_start_half(pthread_t *helper, struct map_part *half)
-{
-	cpu_set_t others = map_cpus;
-	pthread_attr_t attr;
-	int cpu = sched_getcpu();
-	bool started;
-
-	if (pthread_attr_init(&attr))
-		return false;
-	if (cpu >= 0 && cpu < CPU_SETSIZE)
-		CPU_CLR(cpu, &others);
-	if (CPU_COUNT(&others))
-		pthread_attr_setaffinity_np(&attr, sizeof(others), &others);
-	started = !pthread_create(helper, &attr, map_scan_half, half);
-	pthread_attr_destroy(&attr);
-	return started;
 }
 
 /*
@@ -321,7 +301,7 @@ unsigned long long map_checked(struct input *in, unsigned char *buf,
 	struct map_part p = { .in = in, .end = size }, half;
 	unsigned char edge[CONTEXT_MAX + UTF8VAL_MAX_SEQ];
 	unsigned long long back, from;
-	pthread_t helper;
+	struct helper helper;
 	bool halves = false;
 	ssize_t n;
 
@@ -332,7 +312,7 @@ unsigned long long map_checked(struct input *in, unsigned char *buf,
 		half.done = size / 2 / MAP_WINDOW * MAP_WINDOW;
 		half.from = half.done;
 		p.end = half.done;
-		halves = map_start_half(&helper, &half);
+		halves = helper_start(&helper, map_scan_half, &half, &map_cpus);
 		if (!halves)
 			p.end = size;
 	}
@@ -345,7 +325,7 @@ unsigned long long map_checked(struct input *in, unsigned char *buf,
 		 * After an error in the first half, it is not needed.
 		 */
 		__atomic_store_n(&half.stop, true, __ATOMIC_RELAXED);
-		pthread_join(helper, NULL);
+		helper_join(&helper);
 		if (p.done == p.end) {
 			map_join(&p, &half);
 			/* on from there: to the end, or to what stopped it */

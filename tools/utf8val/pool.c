@@ -4,10 +4,11 @@
  * or nothing: the files are checked on every CPU (opening, reading and
  * closing 90000 small files is system time a single thread waits out),
  * and the answers and the messages given in the walk's order, as one
- * thread would. The only threads of the command but map.c's second
- * half. A worker touches the jobs it took, its own struct scratch, the
+ * thread would. Here too the one helper thread map.c asks for, for a
+ * big file's second half: this is the only file that makes threads. A
+ * worker touches the jobs it took, its own struct scratch, the
  * directory references (atomic counts) and what check_input() reaches
- * from there (map.c's setup, once for all threads), and says nothing:
+ * from there (map.c's setup is done before any starts), and says nothing:
  * the walk's thread says the answers, in order, with the pool's lock
  * held. check_input() writes nothing to standard output then (-l and -q
  * give no report, which is why workers need them, in pool_start(); the
@@ -246,3 +247,34 @@ int pool_end(void)
 	return pool.status;
 }
 
+/*
+ * Run @fn(@arg) on a thread of its own, started on one of the CPUs of
+ * @cpus other than this thread's (a new thread starts on its creator's
+ * CPU, where the scheduler of a machine of two left it for milliseconds,
+ * measured: as long as map.c's half takes); it may move once it runs.
+ * false if none starts.
+ */
+bool helper_start(struct helper *h, void *(*fn)(void *), void *arg,
+		  const cpu_set_t *cpus)
+{
+	cpu_set_t others = *cpus;
+	pthread_attr_t attr;
+	int cpu = sched_getcpu();
+	bool started;
+
+	if (pthread_attr_init(&attr))
+		return false;
+	if (cpu >= 0 && cpu < CPU_SETSIZE)
+		CPU_CLR(cpu, &others);
+	if (CPU_COUNT(&others))
+		pthread_attr_setaffinity_np(&attr, sizeof(others), &others);
+	started = !pthread_create(&h->thread, &attr, fn, arg);
+	pthread_attr_destroy(&attr);
+	return started;
+}
+
+/* Wait for the helper helper_start() started to end. */
+void helper_join(struct helper *h)
+{
+	pthread_join(h->thread, NULL);
+}
