@@ -178,6 +178,8 @@ bool helper_start(struct helper *h, void *(*fn)(void *), void *arg,
 void helper_join(struct helper *h);
 
 /* report.c */
+int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void die(const char *what) __attribute__((noreturn));
 void say(const struct options *opt, const char *name, const char *why);
 void report_error(struct input *in, const struct utf8val_result *err,
 		  unsigned long long total, const struct context *ctx);

@@ -7,7 +7,6 @@
 #include <assert.h>
 #include <errno.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,19 +130,6 @@ static const char help_text[] =
 "Exit status: 0 if every input is valid, 1 if some input is invalid or\n"
 "incomplete, 2 on a usage or I/O error.\n"
 "Manual: utf8val(1); the library: utf8val(3); the device: utf8val(4).\n";
-
-static __attribute__((format(printf, 1, 2)))
-int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fprintf(stderr, "%s: ", progname);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nTry '%s --help' for more information.\n", progname);
-	return 2;
-}
 
 /*
  * --color=auto: colour for a terminal that has it, unless NO_COLOR is set

@@ -194,10 +194,8 @@ void pool_add(const char *path, struct dir_ref *dir, const char *name,
 	struct job *j;
 	char *copy = strdup(path);
 
-	if (!copy) {
-		perror(progname);
-		exit(2);
-	}
+	if (!copy)
+		die(NULL);
 	pthread_mutex_lock(&pool.lock);
 	while (pool.queued - pool.said == POOL_JOBS) {
 		pool_say();

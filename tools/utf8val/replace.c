@@ -19,11 +19,8 @@ static void write_all(const unsigned char *p, size_t n)
 
 		if (k < 0 && errno == EINTR)
 			continue;
-		if (k < 0) {
-			fprintf(stderr, "%s: standard output: %s\n", progname,
-				strerror(errno));
-			exit(2);
-		}
+		if (k < 0)
+			die("standard output");
 		p += k;
 		n -= k;
 	}

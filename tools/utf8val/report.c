@@ -2,10 +2,12 @@
 /*
  * What utf8val(1) prints about an input or a name, in each format (kv,
  * gnu, json), and its messages about them on standard error: names and
- * bytes escaped so that each record is one line of UTF-8. (Usage errors
- * are options.c's to say.)
+ * bytes escaped so that each record is one line of UTF-8; its usage
+ * errors and the errors it cannot go on after. (--help and --version are
+ * options.c's.)
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +47,34 @@ static void print_escaped(FILE *f, const unsigned char *s, size_t len,
 	}
 }
 
+/* A usage error, said as getopt says its own; the exit status, 2. */
+int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "%s: ", progname);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '%s --help' for more information.\n", progname);
+	return 2;
+}
+
+/*
+ * An error the command cannot go on after (no memory, standard output
+ * gone): "utf8val: [@what: ]" and errno's text, and exit status 2.
+ */
+void die(const char *what)
+{
+	const char *why = strerror(errno);
+
+	if (what)
+		fprintf(stderr, "%s: %s: %s\n", progname, what, why);
+	else
+		fprintf(stderr, "%s: %s\n", progname, why);
+	exit(2);
+}
+
 /*
  * A message about the input or file @name on standard error, after the
  * reports before it, the name escaped as in the reports.
@@ -66,10 +96,8 @@ static void json_bytes(const unsigned char *s, size_t len)
 	unsigned char *text = malloc(n + 1);
 	unsigned long long i;
 
-	if (!text) {
-		perror(progname);
-		exit(2);
-	}
+	if (!text)
+		die(NULL);
 	utf8val_replace(s, len, 0, text, n);
 	putchar('"');
 	for (i = 0; i < n; i++) {

@@ -158,10 +158,8 @@ static size_t path_push(struct walk *w, const char *name, bool bare)
 	if (need > w->size) {
 		char *more = realloc(w->path, need * 2);
 
-		if (!more) {
-			perror(progname);
-			exit(2);
-		}
+		if (!more)
+			die(NULL);
 		w->path = more;
 		w->size = need * 2;
 	}
@@ -294,8 +292,7 @@ static ssize_t read_dir(int fd, struct entry **list, bool follow)
 	*list = e;
 	return n;
 nomem:
-	perror(progname);
-	exit(2);
+	die(NULL);
 }
 
 /* A regular file of a walk, @name in @dir: checked by a worker, or here. */
@@ -423,10 +420,8 @@ static void walk_dir(struct walk *w, int at, const char *name, int level,
 		return;
 	}
 	dir = malloc(sizeof(*dir));
-	if (!dir) {
-		perror(progname);
-		exit(2);
-	}
+	if (!dir)
+		die(NULL);
 	*dir = (struct dir_ref){ .fd = fd, .refs = 1 };
 	__atomic_add_fetch(&dirs_open, 1, __ATOMIC_RELAXED);
 	for (i = 0; i < n; i++) {
@@ -466,10 +461,8 @@ int walk(const char *dir, const struct options *opt)
 			dirs_max = 4096;
 	}
 	w.path = strdup(dir ? dir : ".");
-	if (!w.path) {
-		perror(progname);
-		exit(2);
-	}
+	if (!w.path)
+		die(NULL);
 	w.len = strlen(w.path);
 	w.size = w.len;
 	w.pooled = pool_start(opt);
