@@ -75,7 +75,8 @@ TEST_COMMON	:= tests/common.c tests/reference.c tests/tap.c
 # where the tests find shared/ wherever they run (tests/common.c)
 TEST_SHARED	:= -DUTF8VAL_TREE_SHARED='"$(abspath $(CURDIR)/../shared)"'
 TEST_HDR	:= tests/common.h tests/reference.h tests/tap.h $(CORE_HDR)
-TESTS		:= test_api test_vectors test_random test_replace test_exhaustive test_race test_position
+TESTS		:= test_api test_vectors test_random test_replace test_exhaustive test_race test_position \
+		   test_options
 
 # Kernel code generation, as Kbuild uses it: no jump tables, no FPU.
 KERNEL_CFLAGS	:= -O2 -g $(WARN) $(ARCH_INC) -ffreestanding -fno-strict-aliasing \
@@ -173,6 +174,10 @@ core-tests: $(addprefix $(BUILD)/$(1)/,$(TESTS))
 # (the command's own arithmetic, from its folder)
 $(BUILD)/$(1)/test_position: tools/utf8val/position.c tools/utf8val/cli.h
 $(BUILD)/$(1)/test_position: $(1)_TEST += $(CLI_CPPFLAGS)
+$(BUILD)/$(1)/test_options: tools/utf8val/options.c tools/utf8val/cli.h \
+		Documentation/man/utf8val.1
+$(BUILD)/$(1)/test_options: $(1)_TEST += $(CLI_CPPFLAGS) \
+		-DMANUAL='"$(CURDIR)/Documentation/man/utf8val.1"'
 endef
 $(foreach v,$(VARIANTS),$(eval $(call variant_rules,$(v))))
 

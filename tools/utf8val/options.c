@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * utf8val(1)'s options: getopt_long's table, --help's text, the values
- * each takes and the combinations refused, with a message that says why.
- * Documentation/man/utf8val.1 lists them too.
+ * utf8val(1)'s options: one table, from which getopt_long()'s and --help
+ * are made; the values each takes, and the combinations refused, with a
+ * message that says why. Documentation/man/utf8val.1 lists them too
+ * (tests/test_options.c checks that it lists the same).
  */
 #include <assert.h>
 #include <errno.h>
@@ -29,82 +30,102 @@ enum {
 static_assert(!(UTF8VAL_FLAGS_ALL & ~(OPT_FLAG - 1)),
 	      "a validation flag's bits fit below OPT_FLAG");
 
-static const struct option long_options[] = {
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "all", no_argument, NULL, 'a' },
-	{ "replace", no_argument, NULL, 'S' },
-	{ "format", required_argument, NULL, OPT_FORMAT },
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ "rfc2279", no_argument, NULL, OPT_FLAG | UTF8VAL_RFC2279 },
-	{ "surrogates", no_argument, NULL, OPT_FLAG | UTF8VAL_SURROGATES },
-	{ "reject-nul", no_argument, NULL, OPT_FLAG | UTF8VAL_REJECT_NUL },
-	{ "reject-nonchar", no_argument, NULL, OPT_FLAG | UTF8VAL_REJECT_NONCHAR },
-	{ "reject-bom", no_argument, NULL, OPT_FLAG | UTF8VAL_REJECT_BOM },
-	{ "list", no_argument, NULL, 'l' },
-	{ "invert", no_argument, NULL, 'i' },
-	{ "null", no_argument, NULL, '0' },
-	{ "no-messages", no_argument, NULL, 's' },
-	{ "files-from", required_argument, NULL, OPT_FILES_FROM },
-	{ "recursive", no_argument, NULL, 'r' },
-	{ "dereference-recursive", no_argument, NULL, 'R' },
-	{ "include", required_argument, NULL, OPT_INCLUDE },
-	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
-	{ "exclude-dir", required_argument, NULL, OPT_EXCLUDE_DIR },
-	{ "binary-files", required_argument, NULL, OPT_BINARY_FILES },
-	{ "names", no_argument, NULL, OPT_NAMES },
-	{ "max-errors", required_argument, NULL, OPT_MAX_ERRORS },
-	{ "context", optional_argument, NULL, OPT_CONTEXT },
-	{ "color", optional_argument, NULL, OPT_COLOR },
-	{ "colour", optional_argument, NULL, OPT_COLOR },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, 'V' },
-	{ NULL, 0, NULL, 0 },
+/*
+ * Every option, in --help's order: its long name, what getopt_long()
+ * returns for it (its letter, if it has one), its argument and --help's
+ * text for it, whose lines after the first start at HELP_COLUMN. An
+ * alias has no text of its own.
+ */
+static const struct option_row {
+	const char *name;
+	int val;
+	int has_arg;
+	const char *arg;	/* as --help writes it: "=N", "[=N]" */
+	const char *help;	/* NULL: an alias of the row before */
+} rows[] = {
+	{ "quiet", 'q', no_argument, "",
+	  "print nothing: the exit status is the answer" },
+	{ "all", 'a', no_argument, "",
+	  "report every error, not only the first" },
+	{ "max-errors", OPT_MAX_ERRORS, required_argument, "=N",
+	  "report the first N errors of each input (all of\n"
+	  "them: --all)" },
+	{ "list", 'l', no_argument, "",
+	  "print only the names of the inputs that are not\n"
+	  "valid (isutf8 -l); \"(standard input)\" for -" },
+	{ "invert", 'i', no_argument, "",
+	  "with -l, the names of the valid ones instead" },
+	{ "null", '0', no_argument, "",
+	  "with -l, end each name with NUL, not newline" },
+	{ "no-messages", 's', no_argument, "",
+	  "say nothing about inputs that cannot be read\n"
+	  "(the exit status still says so)" },
+	{ "files-from", OPT_FILES_FROM, required_argument, "=LIST",
+	  "the inputs named in the file LIST (- for standard\n"
+	  "input), one per line, or each ended by NUL with -0" },
+	{ "recursive", 'r', no_argument, "",
+	  "check the files below each directory FILE (. if\n"
+	  "none), as grep -r; symbolic links only if named" },
+	{ "dereference-recursive", 'R', no_argument, "",
+	  "the same, following every symbolic link" },
+	{ "include", OPT_INCLUDE, required_argument, "=GLOB",
+	  "only the files whose base name matches GLOB" },
+	{ "exclude", OPT_EXCLUDE, required_argument, "=GLOB",
+	  "not the files whose base name matches GLOB" },
+	{ "exclude-dir", OPT_EXCLUDE_DIR, required_argument, "=GLOB",
+	  "not below the directories that match GLOB" },
+	{ "binary-files", OPT_BINARY_FILES, required_argument, "=without-match",
+	  "skip files with a NUL byte in their\n"
+	  "first 32 KiB (grep's rule); text: check them" },
+	{ "names", OPT_NAMES, no_argument, "",
+	  "check the names of the FILEs (with -r, of everything\n"
+	  "below), not their contents" },
+	{ "context", OPT_CONTEXT, optional_argument, "[=N]",
+	  "after each error, the bad bytes in hex and up to N\n"
+	  "bytes (16; 64 at most) each side, within its line" },
+	{ "color", OPT_COLOR, optional_argument, "[=WHEN]",
+	  "colour the reports (or --colour): WHEN is auto (the\n"
+	  "default: on a terminal, unless NO_COLOR is set),\n"
+	  "always or never" },
+	{ "colour", OPT_COLOR, optional_argument, "[=WHEN]", NULL },
+	{ "replace", 'S', no_argument, "",
+	  "write the input to standard output with each error\n"
+	  "(maximal subpart) replaced by U+FFFD, as the WHATWG\n"
+	  "Encoding Standard decodes it; report nothing" },
+	{ "format", OPT_FORMAT, required_argument, "=FORMAT",
+	  "kv (the default), gnu or json" },
+	{ "json", OPT_JSON, no_argument, "",
+	  "the same as --format=json" },
+	{ "rfc2279", OPT_FLAG | UTF8VAL_RFC2279, no_argument, "",
+	  "also accept RFC 2279's 5- and 6-byte forms" },
+	{ "surrogates", OPT_FLAG | UTF8VAL_SURROGATES, no_argument, "",
+	  "accept encoded U+D800..U+DFFF" },
+	{ "reject-nul", OPT_FLAG | UTF8VAL_REJECT_NUL, no_argument, "",
+	  "refuse U+0000" },
+	{ "reject-nonchar", OPT_FLAG | UTF8VAL_REJECT_NONCHAR, no_argument, "",
+	  "refuse the 66 noncharacters" },
+	{ "reject-bom", OPT_FLAG | UTF8VAL_REJECT_BOM, no_argument, "",
+	  "refuse a leading U+FEFF" },
+	{ "help", 'h', no_argument, "",
+	  "print this help and exit" },
+	{ "version", 'V', no_argument, "",
+	  "print the version and exit" },
 };
 
-static const char help_text[] =
+/* getopt_long()'s forms of the table, made from it (options_from_rows()) */
+static struct option long_options[ARRAY_SIZE(rows) + 1];
+static char shorts[1 + 3 * ARRAY_SIZE(rows) + 1];	/* ":", each letter: */
+
+/* where --help's text for an option starts */
+#define HELP_COLUMN	24
+
+static const char help_head[] =
 "Usage: utf8val [OPTION]... [FILE]...\n"
 "Check that each FILE is UTF-8 as RFC 3629 defines it, and say where and\n"
 "why it is not. With no FILE, or when FILE is -, read standard input.\n"
-"\n"
-"  -q, --quiet           print nothing: the exit status is the answer\n"
-"  -a, --all             report every error, not only the first\n"
-"      --max-errors=N    report the first N errors of each input (all of\n"
-"                          them: --all)\n"
-"  -l, --list            print only the names of the inputs that are not\n"
-"                          valid (isutf8 -l); \"(standard input)\" for -\n"
-"  -i, --invert          with -l, the names of the valid ones instead\n"
-"  -0, --null            with -l, end each name with NUL, not newline\n"
-"  -s, --no-messages     say nothing about inputs that cannot be read\n"
-"                          (the exit status still says so)\n"
-"      --files-from=LIST the inputs named in the file LIST (- for standard\n"
-"                          input), one per line, or each ended by NUL with -0\n"
-"  -r, --recursive       check the files below each directory FILE (. if\n"
-"                          none), as grep -r; symbolic links only if named\n"
-"  -R, --dereference-recursive  the same, following every symbolic link\n"
-"      --include=GLOB    only the files whose base name matches GLOB\n"
-"      --exclude=GLOB    not the files whose base name matches GLOB\n"
-"      --exclude-dir=GLOB  not below the directories that match GLOB\n"
-"      --binary-files=without-match  skip files with a NUL byte in their\n"
-"                          first 32 KiB (grep's rule); text: check them\n"
-"      --names           check the names of the FILEs (with -r, of everything\n"
-"                          below), not their contents\n"
-"      --context[=N]     after each error, the bad bytes in hex and up to N\n"
-"                          bytes (16; 64 at most) each side, within its line\n"
-"      --color[=WHEN]    colour the reports (or --colour): WHEN is auto (the\n"
-"                          default: on a terminal, unless NO_COLOR is set),\n"
-"                          always or never\n"
-"  -S, --replace         write the input to standard output with each error\n"
-"                          (maximal subpart) replaced by U+FFFD, as the WHATWG\n"
-"                          Encoding Standard decodes it; report nothing\n"
-"      --format=FORMAT   kv (the default), gnu or json\n"
-"      --json            the same as --format=json\n"
-"      --rfc2279         also accept RFC 2279's 5- and 6-byte forms\n"
-"      --surrogates      accept encoded U+D800..U+DFFF\n"
-"      --reject-nul      refuse U+0000\n"
-"      --reject-nonchar  refuse the 66 noncharacters\n"
-"      --reject-bom      refuse a leading U+FEFF\n"
-"  -h, --help            print this help and exit\n"
-"  -V, --version         print the version and exit\n"
+"\n";
+
+static const char help_tail[] =
 "\n"
 "Output, one line per input (kv), prefixed with \"FILE: \" for files:\n"
 "  valid bytes=N chars=C\n"
@@ -130,6 +151,50 @@ static const char help_text[] =
 "Exit status: 0 if every input is valid, 1 if some input is invalid or\n"
 "incomplete, 2 on a usage or I/O error.\n"
 "Manual: utf8val(1); the library: utf8val(3); the device: utf8val(4).\n";
+
+/* --help: its head, a line or more per option of the table, its tail */
+static void print_help(void)
+{
+	const struct option_row *r;
+	const char *text, *end;
+	int width;
+
+	fputs(help_head, stdout);
+	for (r = rows; r < rows + ARRAY_SIZE(rows); r++) {
+		if (!r->help)
+			continue;
+		if (r->val < 0x100)
+			width = printf("  -%c, --%s%s", r->val, r->name, r->arg);
+		else
+			width = printf("      --%s%s", r->name, r->arg);
+		/* a long one has two spaces after it; the text's lines follow */
+		printf("%*s", width < HELP_COLUMN ? HELP_COLUMN - width : 2, "");
+		for (text = r->help; (end = strchr(text, '\n')); text = end + 1)
+			printf("%.*s\n%*s", (int)(end - text), text, HELP_COLUMN + 2, "");
+		printf("%s\n", text);
+	}
+	fputs(help_tail, stdout);
+}
+
+/* getopt_long()'s table and letters, from the rows */
+static void options_from_rows(void)
+{
+	char *letter = shorts;
+	size_t i;
+
+	*letter++ = ':';	/* a missing argument is ':', not '?' */
+	for (i = 0; i < ARRAY_SIZE(rows); i++) {
+		long_options[i] = (struct option){ rows[i].name, rows[i].has_arg,
+						   NULL, rows[i].val };
+		if (rows[i].val >= 0x100)
+			continue;
+		*letter++ = rows[i].val;
+		if (rows[i].has_arg != no_argument)
+			*letter++ = ':';
+		if (rows[i].has_arg == optional_argument)
+			*letter++ = ':';
+	}
+}
 
 /*
  * --color=auto: colour for a terminal that has it, unless NO_COLOR is set
@@ -183,6 +248,70 @@ static bool set_switch(struct options *opt, int option)
 	return false;
 }
 
+/* What an option asked for, as the combinations below see it */
+enum {
+	ASKED_REPLACE = 1 << 0, ASKED_FORMAT = 1 << 1, ASKED_QUIET = 1 << 2,
+	ASKED_LIST = 1 << 3, ASKED_ALL = 1 << 4, ASKED_MAX_ERRORS = 1 << 5,
+	ASKED_INVERT = 1 << 6, ASKED_NULL = 1 << 7, ASKED_NAMES = 1 << 8,
+	ASKED_RECURSIVE = 1 << 9, ASKED_FILES_FROM = 1 << 10,
+	ASKED_CONTEXT = 1 << 11, ASKED_FILES = 1 << 12,	/* FILE operands */
+};
+
+/*
+ * The combinations refused, in the order they are checked, and why: an
+ * option (@asked) with one of @not_with, or without any of @needs.
+ */
+static const struct {
+	const char *why;
+	unsigned int asked, not_with, needs;
+} refused[] = {
+	{ "--replace writes the text, not a report: no --format or --quiet",
+	  ASKED_REPLACE, ASKED_FORMAT | ASKED_QUIET, 0 },
+	{ "--list prints names, not a report: no --replace, --format, --quiet or --max-errors",
+	  ASKED_LIST, ASKED_REPLACE | ASKED_FORMAT | ASKED_QUIET | ASKED_MAX_ERRORS, 0 },
+	{ "--replace replaces every error: no --all or --max-errors",
+	  ASKED_REPLACE, ASKED_ALL, 0 },
+	{ "--invert goes with --list",
+	  ASKED_INVERT, 0, ASKED_LIST },
+	{ "--null goes with --list or --files-from",
+	  ASKED_NULL, 0, ASKED_LIST | ASKED_FILES_FROM },
+	{ "--names reports the first error of each name: no --replace, --all, --max-errors or --context",
+	  ASKED_NAMES, ASKED_REPLACE | ASKED_ALL | ASKED_CONTEXT, 0 },
+	{ "--names checks the names of FILEs (or, with -r, of the current directory's tree)",
+	  ASKED_NAMES, 0, ASKED_RECURSIVE | ASKED_FILES | ASKED_FILES_FROM },
+	{ "no FILE beside --files-from: the list names them",
+	  ASKED_FILES_FROM, ASKED_FILES, 0 },
+	{ "--context shows errors: no --replace, --quiet or --list",
+	  ASKED_CONTEXT, ASKED_REPLACE | ASKED_QUIET | ASKED_LIST, 0 },
+};
+
+/*
+ * The first refused combination of @opt, with @files if there are FILE
+ * operands, said: its status (2); or -1 if there is none.
+ */
+static int refused_combination(const struct options *opt, bool files)
+{
+	const unsigned int asked =
+		(opt->replace ? ASKED_REPLACE : 0) |
+		(opt->format != FORMAT_KV ? ASKED_FORMAT : 0) |
+		(opt->quiet ? ASKED_QUIET : 0) | (opt->list ? ASKED_LIST : 0) |
+		(opt->all ? ASKED_ALL : 0) |
+		(opt->max_errors ? ASKED_MAX_ERRORS : 0) |
+		(opt->invert ? ASKED_INVERT : 0) | (opt->null ? ASKED_NULL : 0) |
+		(opt->names ? ASKED_NAMES : 0) |
+		(opt->recursive ? ASKED_RECURSIVE : 0) |
+		(opt->files_from ? ASKED_FILES_FROM : 0) |
+		(opt->context ? ASKED_CONTEXT : 0) | (files ? ASKED_FILES : 0);
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(refused); i++)
+		if ((asked & refused[i].asked) &&
+		    ((asked & refused[i].not_with) ||
+		     (refused[i].needs && !(asked & refused[i].needs))))
+			return usage_error("%s", refused[i].why);
+	return -1;
+}
+
 /*
  * Read the options into @opt: -1 if the command goes on with the operands
  * from optind, or the status it ends with (--help, --version, a usage
@@ -190,12 +319,12 @@ static bool set_switch(struct options *opt, int option)
  */
 int parse_options(int argc, char **argv, struct options *opt)
 {
-	static const char shorts[] = ":qaSrRli0shV";
 	enum { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER } color = COLOR_AUTO;
-	int c;
+	int c, status;
 
 	opt->out_is_file = !fstat(STDOUT_FILENO, &opt->out) &&
 			   S_ISREG(opt->out.st_mode);
+	options_from_rows();
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, shorts, long_options, NULL)) != -1) {
 		if (set_switch(opt, c))
@@ -280,7 +409,7 @@ int parse_options(int argc, char **argv, struct options *opt)
 						   optarg);
 			break;
 		case 'h':
-			fputs(help_text, stdout);
+			print_help();
 			return finish_stdout(0);
 		case 'V':
 			printf("utf8val %s\n", utf8val_version());
@@ -306,25 +435,9 @@ int parse_options(int argc, char **argv, struct options *opt)
 			opt->flags |= c & ~OPT_FLAG;
 		}
 	}
-	if (opt->replace && (opt->format != FORMAT_KV || opt->quiet))
-		return usage_error("--replace writes the text, not a report: no --format or --quiet");
-	if (opt->list && (opt->replace || opt->format != FORMAT_KV ||
-			  opt->quiet || opt->max_errors))
-		return usage_error("--list prints names, not a report: no --replace, --format, --quiet or --max-errors");
-	if (opt->replace && opt->all)
-		return usage_error("--replace replaces every error: no --all or --max-errors");
-	if (opt->invert && !opt->list)
-		return usage_error("--invert goes with --list");
-	if (opt->null && !opt->list && !opt->files_from)
-		return usage_error("--null goes with --list or --files-from");
-	if (opt->names && (opt->replace || opt->all || opt->context))
-		return usage_error("--names reports the first error of each name: no --replace, --all, --max-errors or --context");
-	if (opt->names && !opt->recursive && optind == argc && !opt->files_from)
-		return usage_error("--names checks the names of FILEs (or, with -r, of the current directory's tree)");
-	if (opt->files_from && optind != argc)
-		return usage_error("no FILE beside --files-from: the list names them");
-	if (opt->context && (opt->replace || opt->quiet || opt->list))
-		return usage_error("--context shows errors: no --replace, --quiet or --list");
+	status = refused_combination(opt, optind != argc);
+	if (status >= 0)
+		return status;
 	opt->color = color == COLOR_ALWAYS ||
 		    (color == COLOR_AUTO && colors_wanted());
 	if (opt->format == FORMAT_JSON)
