@@ -7,7 +7,7 @@
  */
 #include <stdio.h>
 
-#include "../../utf8val_compat.h"
+#include "../../compat/utf8val_compat.h"
 
 UTF8VAL_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 

@@ -26,10 +26,10 @@
 #define KUNIT_NMI	1
 #endif
 
-#include "tests/reference.h"
-#include "utf8val.h"
-#include "utf8val_compat.h"
-#include "utf8val_simd.h"
+#include "reference.h"
+#include "../utf8val.h"
+#include "../compat/utf8val_compat.h"
+#include "../utf8val_simd.h"
 
 #define KUNIT_SEED	0x75746638
 #define MAX_LEN		(12 * 1024)

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Kernel interfaces whose form changed between the kernels utf8val builds
- * against (Debian's 6.1 and 6.12, and mainline after them). Kernel-only;
+ * against (Debian's 6.1 and 6.12, and mainline after them), where one
+ * spelling serves every form: no probe needed (the probes, for the
+ * others, are this folder's .c files, which Kbuild compiles). Kernel-only;
  * scripts/static-checks compiles it against each form.
  */
 #ifndef UTF8VAL_COMPAT_H
