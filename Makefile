@@ -279,6 +279,8 @@ $(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
 # static for the busybox guests; the Debian package links it to the
 # shared libraries (UTF8NAMES_STATIC=)
 UTF8NAMES_STATIC ?= -static
+# (the loader's files, loader.h lists them; statx() and renameat2() are
+# _GNU_SOURCE's)
 UTF8NAMES_SRC	:= $(filter-out %.bpf.c,$(wildcard $(UTF8NAMES)/*.c))
 $(BUILD)/utf8names: $(UTF8NAMES_SRC) $(UTF8NAMES)/loader.h $(UTF8NAMES)/utf8names.h \
 		$(BUILD)/bpf/utf8names.skel.h $(BUILD)/libutf8val.a

@@ -26,7 +26,8 @@ static int on_event(void *ctx, void *data, size_t size)
 {
 	(void)ctx;
 	printed++;
-	print_event(data, size);
+	if (!print_event(data, size))
+		return 0;	/* (said so) */
 	/*
 	 * A signal: stop taking reports now (this one is taken), or a flood
 	 * of them would keep ring_buffer__poll() from ever returning.

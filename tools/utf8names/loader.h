@@ -30,17 +30,12 @@
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
-/* the kernel's "operation not supported" (not user space's ENOTSUP) */
-#define ENOTSUPP	524
-
 /* the most programs the object has (one link each) */
 #define UTF8NAMES_MAX_PROGS	32
 
 /* where --pin keeps the policy: a folder of root's alone */
 #define PIN_DIR		"/sys/fs/bpf/utf8names"
 
-struct bpf_link;
-struct bpf_map_info;
 struct utf8names_bpf;
 struct utf8names_bpf__bss;
 
@@ -68,7 +63,7 @@ int parse_options(int argc, char **argv, struct request *rq);
 bool settings_of(const struct request *rq, struct settings *s);
 
 /* modes.c: each returns the exit status */
-int run(const struct settings *s, bool pin, bool follow);
+int run(const struct settings *s, bool pin_it, bool follow_it);
 int status(void);
 int reload(const struct settings *s);
 int detach(void);

@@ -25,7 +25,7 @@
  *   refused op=mkdir pid=42 uid=0 comm=sh name=caf\xc3 offset=3 len=1 error=incomplete
  * ("audited" in audit mode). Messages go to standard error, starting with
  * what the policy checks and what it cannot, ending with the refusals not
- * printed (the ring buffer was full) or not written (see emit()). The
+ * printed (the ring buffer was full) or not written (report.c, emit()). The
  * exit status is 0 after a signal or a done --pin, --reload or --detach,
  * or --status of a whole policy (every link pinned, not detached); 1 when
  * the policy cannot be loaded (no BPF LSM, utf8val.ko or its kfuncs
@@ -37,6 +37,7 @@
  * --follow, --reload or --detach find no pinned policy.
  */
 #include <signal.h>
+#include <unistd.h>
 
 #include <bpf/libbpf.h>
 

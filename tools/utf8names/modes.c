@@ -13,6 +13,9 @@
 #include "loader.h"
 #include "utf8names.skel.h"
 
+/* the kernel's "operation not supported" (not user space's ENOTSUP) */
+#define ENOTSUPP	524
+
 /*
  * The policy with the settings @s, until a signal; or, with @pin, pinned
  * until utf8names --detach, and with @follow its reports printed until a

@@ -416,6 +416,10 @@ fail:
 	return NULL;
 }
 
+/* room for a link for each program of the object */
+static_assert(sizeof(((struct utf8names_bpf *)0)->progs) / sizeof(struct bpf_program *) <=
+	      UTF8NAMES_MAX_PROGS, "a link for each program");
+
 /* Attach every loaded program; its links in @links. 0 or the error. */
 int attach(struct utf8names_bpf *skel, struct bpf_link **links, int *nr)
 {

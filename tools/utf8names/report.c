@@ -44,18 +44,32 @@ static unsigned long long unwritten;
 /* when the reports' time after a signal is up (0: not started) */
 static double deadline;
 
-/* "utf8names: " and a message, on standard error in one write */
+/*
+ * "utf8names: " and a message, on standard error in one write; a message
+ * longer than a path and its words (a path the kernel refused as too
+ * long) in two, whole. (print_enforcing() adds to its line, and libbpf's
+ * own lines have no prefix.)
+ */
 void say(const char *fmt, ...)
 {
 	static const char prefix[] = "utf8names: ";
+	const size_t at = sizeof(prefix) - 1;
 	char line[PATH_MAX + 512];
-	va_list args;
+	va_list args, again;
+	int n;
 
-	memcpy(line, prefix, sizeof(prefix));
+	memcpy(line, prefix, at);
 	va_start(args, fmt);
-	vsnprintf(line + sizeof(prefix) - 1, sizeof(line) - sizeof(prefix) + 1, fmt, args);
+	va_copy(again, args);
+	n = vsnprintf(line + at, sizeof(line) - at, fmt, args);
+	if (n >= 0 && (size_t)n < sizeof(line) - at) {
+		fputs(line, stderr);
+	} else {
+		fputs(prefix, stderr);
+		vfprintf(stderr, fmt, again);
+	}
+	va_end(again);
 	va_end(args);
-	fputs(line, stderr);
 }
 
 /* --help's text, on standard output; or after a usage @error, on standard error */
