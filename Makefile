@@ -174,10 +174,10 @@ core-tests: $(addprefix $(BUILD)/$(1)/,$(TESTS))
 # (the command's own arithmetic, from its folder)
 $(BUILD)/$(1)/test_position: tools/utf8val/position.c tools/utf8val/cli.h
 $(BUILD)/$(1)/test_position: $(1)_TEST += $(CLI_CPPFLAGS)
-$(BUILD)/$(1)/test_options: tools/utf8val/options.c tools/utf8val/cli.h \
-		Documentation/man/utf8val.1
+$(BUILD)/$(1)/test_options: tools/utf8val/options.c tools/utf8val/cli.h
 $(BUILD)/$(1)/test_options: $(1)_TEST += $(CLI_CPPFLAGS) \
-		-DMANUAL='"$(CURDIR)/Documentation/man/utf8val.1"'
+		-DMANUAL='"$(CURDIR)/Documentation/man/utf8val.1"' \
+		-DHELP='"$(CURDIR)/tests/utf8val-help.txt"'
 endef
 $(foreach v,$(VARIANTS),$(eval $(call variant_rules,$(v))))
 

@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * The command's options (tools/utf8val/options.c), from its table to what
- * each sets and every combination it refuses, with the message; --help's
- * layout; and utf8val(1)'s list of options against the table, both ways.
- * The answers are written here by hand. TAP.
+ * each sets and every combination it refuses, with the message, each
+ * clause of each and which is said first; --help against a copy kept by
+ * hand (tests/utf8val-help.txt: a change of --help is a change of that
+ * file too); and utf8val(1)'s list of options against the table, both
+ * ways. The answers are written here by hand. TAP.
  */
 #include "../tools/utf8val/options.c"
 
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "tap.h"
 
@@ -73,8 +77,9 @@ static void check_settings(void)
 	tap_result(st == -1 && o.context == 64, "--context=64 (%u)", o.context);
 	st = parse(&o, "--format=gnu", NULL);
 	tap_result(st == -1 && o.format == FORMAT_GNU, "--format=gnu");
-	st = parse(&o, "--json", NULL);
-	tap_result(st == -1 && o.format == FORMAT_JSON && !o.color, "--json, no colour");
+	st = parse(&o, "--color=always", "--json", NULL);
+	tap_result(st == -1 && o.format == FORMAT_JSON && !o.color,
+		   "--color=always --json: JSON, never coloured (status %d)", st);
 	st = parse(&o, "--colour=always", "--format=kv", NULL);
 	tap_result(st == -1 && o.color && o.format == FORMAT_KV,
 		   "--colour=always, the alias of --color (status %d)", st);
@@ -114,8 +119,83 @@ static void refused_with(const char *why, ...)
 	said[0] = '\0';
 	optind = 0;
 	st = parse_options(argc, argv, &o);
-	tap_result(st == 2 && !strcmp(said, why), "%s %s%s: refused (status %d, said \"%s\")",
-		   argv[1], argc > 2 ? argv[2] : "", argc > 3 ? " ..." : "", st, said);
+	tap_result(st == 2 && !strcmp(said, why), "%s%s%s%s: refused (status %d, said \"%s\")",
+		   argv[1], argc > 2 ? " " : "", argc > 2 ? argv[2] : "",
+		   argc > 3 ? " ..." : "", st, said);
+}
+
+/* the messages of the refused combinations, as the user reads them */
+#define NO_REPORT	"--replace writes the text, not a report: no --format or --quiet"
+#define LIST_NAMES	"--list prints names, not a report: no --replace, --format, --quiet or --max-errors"
+#define REPLACES_ALL	"--replace replaces every error: no --all or --max-errors"
+#define NAMES_FIRST	"--names reports the first error of each name: no --replace, --all, --max-errors or --context"
+#define NAMES_OF	"--names checks the names of FILEs (or, with -r, of the current directory's tree)"
+#define CONTEXT_SHOWS	"--context shows errors: no --replace, --quiet or --list"
+
+/*
+ * Each clause of each refused combination on its own, and where two are
+ * refused at once, the one said first.
+ */
+static void check_clauses(void)
+{
+	struct options o;
+
+	refused_with(LIST_NAMES, "-l", "-S", NULL);
+	refused_with(LIST_NAMES, "-l", "-q", NULL);
+	refused_with(NAMES_FIRST, "--names", "-S", "x", NULL);
+	refused_with(NAMES_FIRST, "--names", "-a", "x", NULL);
+	refused_with(NAMES_FIRST, "--names", "--max-errors=1", "x", NULL);
+	refused_with(CONTEXT_SHOWS, "--context", "-S", NULL);
+	refused_with(CONTEXT_SHOWS, "--context", "-l", NULL);
+	refused_with(REPLACES_ALL, "-S", "--max-errors=3", NULL);
+	/* first said: the order of the checks */
+	refused_with(NO_REPORT, "-l", "-S", "--json", NULL);
+	refused_with(NO_REPORT, "-S", "-a", "--json", NULL);
+	refused_with(LIST_NAMES, "--context", "-l", "-q", NULL);
+	refused_with(NAMES_FIRST, "--names", "--context", "-q", "x", NULL);
+	refused_with("--invert goes with --list", "-i", "--names", NULL);
+	tap_result(parse(&o, "--names", "--files-from=list", NULL) == -1 &&
+		   parse(&o, "--names", "x", NULL) == -1,
+		   "--names with --files-from or a FILE is taken (said \"%s\")", said);
+}
+
+/*
+ * Every option of the table, by its name and by its letter, is known
+ * (--help's and --version's output goes to /dev/null meanwhile).
+ */
+static void check_every_option(void)
+{
+	char arg[64], letter[3] = "-", unknown[512] = "";
+	int out = dup(STDOUT_FILENO), null = open("/dev/null", O_WRONLY);
+	struct options o;
+	size_t i;
+
+	fflush(stdout);
+	if (out < 0 || null < 0 || dup2(null, STDOUT_FILENO) < 0) {
+		tap_result(false, "every option is known: /dev/null: %s", strerror(errno));
+		return;
+	}
+	for (i = 0; i < ARRAY_SIZE(rows); i++) {
+		snprintf(arg, sizeof(arg), "--%s%s", rows[i].name,
+			 rows[i].has_arg == required_argument ? "=1" : "");
+		parse(&o, arg, NULL);
+		if (strstr(said, "unrecognized") || strstr(said, "invalid option"))
+			snprintf(unknown + strlen(unknown), sizeof(unknown) - strlen(unknown),
+				 " %s", arg);
+		if (rows[i].val >= 0x100)
+			continue;
+		letter[1] = rows[i].val;
+		parse(&o, letter, NULL);
+		if (strstr(said, "invalid option"))
+			snprintf(unknown + strlen(unknown), sizeof(unknown) - strlen(unknown),
+				 " %s", letter);
+	}
+	fflush(stdout);
+	dup2(out, STDOUT_FILENO);
+	close(out);
+	close(null);
+	tap_result(!*unknown, "every option of the table is known by its name and its letter (not:%s)",
+		   unknown);
 }
 
 static void check_refusals(void)
@@ -163,56 +243,36 @@ static void check_refusals(void)
 		   "the combinations next to the refused ones are taken (said \"%s\")", said);
 }
 
-/*
- * --help: every row with a text, the options in the first 24 columns, the
- * text after them, its further lines at column 26; nothing else changed
- * between the head and the tail.
- */
+/* --help, byte for byte, against the copy kept by hand */
 static void check_help(void)
 {
-	char *text = NULL, *line, *next;
-	FILE *saved = stdout, *mem;
-	size_t len = 0, i, rows_seen = 0, bad = 0;
+	char *text = NULL, want[8192];
+	size_t len = 0, n;
+	FILE *mem, *f = fopen(HELP, "r");
 
+	if (!f) {
+		tap_result(false, "%s: %s", HELP, strerror(errno));
+		return;
+	}
+	n = fread(want, 1, sizeof(want), f);
+	fclose(f);
 	mem = open_memstream(&text, &len);
 	if (!mem) {
 		tap_result(false, "--help: open_memstream: %s", strerror(errno));
 		return;
 	}
-	stdout = mem;
-	print_help();
+	print_help(mem);
 	fclose(mem);
-	stdout = saved;
-	bad += strncmp(text, help_head, strlen(help_head)) != 0;
-	bad += len < strlen(help_tail) || strcmp(text + len - strlen(help_tail), help_tail);
-	line = text + strlen(help_head);
-	for (i = 0; i < ARRAY_SIZE(rows) && !bad; i++) {
-		char want[64];
-		int n;
+	if (len != n || memcmp(text, want, n)) {
+		size_t at = 0;
 
-		if (!rows[i].help)
-			continue;
-		n = rows[i].val < 0x100 ?
-		    snprintf(want, sizeof(want), "  -%c, --%s%s", rows[i].val,
-			     rows[i].name, rows[i].arg) :
-		    snprintf(want, sizeof(want), "      --%s%s", rows[i].name, rows[i].arg);
-		next = strchr(line, '\n');
-		bad += !next || strncmp(line, want, n) ||
-		       (n < HELP_COLUMN && (line[n] != ' ' || line[HELP_COLUMN - 1] != ' ' ||
-					    line[HELP_COLUMN] == ' ')) ||
-		       (n >= HELP_COLUMN && strncmp(line + n, "  ", 2));
-		/* the text's further lines start at column 26 */
-		while (next && !strncmp(next + 1, "                          ", 26) &&
-		       next[27] != ' ')
-			next = strchr(next + 1, '\n');
-		if (next)
-			line = next + 1;
-		rows_seen++;
+		while (at < len && at < n && text[at] == want[at])
+			at++;
+		printf("# --help differs from %s at byte %zu of %zu (expected %zu)\n",
+		       HELP, at, len, n);
 	}
-	bad += line != text + len - strlen(help_tail);
-	tap_result(!bad && rows_seen == ARRAY_SIZE(rows) - 1,
-		   "--help: head, one entry per option of the table (%zu, no alias), tail",
-		   rows_seen);
+	tap_result(len == n && !memcmp(text, want, n),
+		   "--help is %s, byte for byte (%zu bytes)", HELP, len);
 	free(text);
 }
 
@@ -298,7 +358,9 @@ static void check_manual(void)
 int main(void)
 {
 	check_settings();
+	check_every_option();
 	check_refusals();
+	check_clauses();
 	check_help();
 	check_manual();
 	return tap_finish();

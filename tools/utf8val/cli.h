@@ -69,6 +69,9 @@ struct position {
 /* a thread beside this one (pool.c's helper_start()) */
 struct helper {
 	pthread_t thread;
+	void *(*fn)(void *arg);
+	void *arg;
+	cpu_set_t cpus;		/* where it may run once it has started */
 };
 
 /* What checking an input needs of its own, one per thread. */

@@ -14,9 +14,10 @@
  * left, stays the same.
  *
  * The only code of the command that maps files or catches SIGBUS; the
- * second half's thread is pool.c's helper. That thread writes only its struct map_part
- * and its own map_guard; it reads the input's descriptor, offsets and
- * flags, which stay as they are until it is joined.
+ * second half's thread, and the CPUs it runs on, are pool.c's. That
+ * thread writes only its struct map_part and its own map_guard; it reads
+ * the input's descriptor, offsets and flags, which stay as they are until
+ * it is joined.
  */
 #include <errno.h>
 #include <linux/magic.h>
@@ -92,7 +93,9 @@ void map_setup(void)
 	/* blocked, a SIGBUS from a file cut short would end the process */
 	if (sigprocmask(SIG_BLOCK, NULL, &now) || sigismember(&now, SIGBUS))
 		return;
-	if (size > 0 && !sigaction(SIGBUS, &sa, &sigbus_before))
+	/* the action before first: on_sigbus() reads it once installed */
+	if (size > 0 && !sigaction(SIGBUS, NULL, &sigbus_before) &&
+	    !sigaction(SIGBUS, &sa, NULL))
 		page_size = size;
 	map_halves = !sched_getaffinity(0, sizeof(map_cpus), &map_cpus) &&
 		     CPU_COUNT(&map_cpus) > 1;
@@ -249,13 +252,11 @@ static void map_scan(struct map_part *p)
 }
 
 /*
- * The second half of a file, on a helper thread (pool.c) started on
- * another CPU than the first half's: see map_checked(). Once it runs, it
- * may run on any (0: this thread).
+ * The second half of a file, on a helper thread (pool.c's, which starts
+ * it on another CPU than the first half's): see map_checked().
  */
 static void *map_scan_half(void *half)
 {
-	sched_setaffinity(0, sizeof(map_cpus), &map_cpus);
 	map_scan(half);
 	return NULL;
 }

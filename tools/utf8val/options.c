@@ -114,7 +114,8 @@ static const struct option_row {
 
 /* getopt_long()'s forms of the table, made from it (options_from_rows()) */
 static struct option long_options[ARRAY_SIZE(rows) + 1];
-static char shorts[1 + 3 * ARRAY_SIZE(rows) + 1];	/* ":", each letter: */
+/* ":", then each letter, with ':' after it for an argument ("::" optional) */
+static char shorts[1 + 3 * ARRAY_SIZE(rows) + 1];
 
 /* where --help's text for an option starts */
 #define HELP_COLUMN	24
@@ -153,27 +154,27 @@ static const char help_tail[] =
 "Manual: utf8val(1); the library: utf8val(3); the device: utf8val(4).\n";
 
 /* --help: its head, a line or more per option of the table, its tail */
-static void print_help(void)
+static void print_help(FILE *out)
 {
 	const struct option_row *r;
 	const char *text, *end;
 	int width;
 
-	fputs(help_head, stdout);
+	fputs(help_head, out);
 	for (r = rows; r < rows + ARRAY_SIZE(rows); r++) {
 		if (!r->help)
 			continue;
 		if (r->val < 0x100)
-			width = printf("  -%c, --%s%s", r->val, r->name, r->arg);
+			width = fprintf(out, "  -%c, --%s%s", r->val, r->name, r->arg);
 		else
-			width = printf("      --%s%s", r->name, r->arg);
+			width = fprintf(out, "      --%s%s", r->name, r->arg);
 		/* a long one has two spaces after it; the text's lines follow */
-		printf("%*s", width < HELP_COLUMN ? HELP_COLUMN - width : 2, "");
+		fprintf(out, "%*s", width < HELP_COLUMN ? HELP_COLUMN - width : 2, "");
 		for (text = r->help; (end = strchr(text, '\n')); text = end + 1)
-			printf("%.*s\n%*s", (int)(end - text), text, HELP_COLUMN + 2, "");
-		printf("%s\n", text);
+			fprintf(out, "%.*s\n%*s", (int)(end - text), text, HELP_COLUMN + 2, "");
+		fprintf(out, "%s\n", text);
 	}
-	fputs(help_tail, stdout);
+	fputs(help_tail, out);
 }
 
 /* getopt_long()'s table and letters, from the rows */
@@ -209,14 +210,15 @@ static bool colors_wanted(void)
 }
 
 /* Whether the failing option (getopt's optopt) was a long one. */
-static bool long_option_failed(const char *shorts)
+static bool long_option_failed(void)
 {
 	/*
 	 * optopt is 0 for an unknown long option, the option's value for a
 	 * long option given an argument, and the letter for a bad short
 	 * one, which is never one of ours.
 	 */
-	return !optopt || optopt > 0xff || strchr(shorts, optopt);
+	return !optopt || optopt > 0xff ||
+	       (optopt != ':' && strchr(shorts + 1, optopt));
 }
 
 /* The options that set a bool of struct options (no other type), only. */
@@ -409,14 +411,14 @@ int parse_options(int argc, char **argv, struct options *opt)
 						   optarg);
 			break;
 		case 'h':
-			print_help();
+			print_help(stdout);
 			return finish_stdout(0);
 		case 'V':
 			printf("utf8val %s\n", utf8val_version());
 			return finish_stdout(0);
 		case '?':
 			/* a long option: optopt is its value, not a letter */
-			if (long_option_failed(shorts + 1)) {
+			if (long_option_failed()) {
 				const char *arg = argv[optind - 1];
 
 				if (optopt)

@@ -245,12 +245,21 @@ int pool_end(void)
 	return pool.status;
 }
 
+/* A helper, running: on any of its CPUs from now on, then its function */
+static void *helper_run(void *helper)
+{
+	struct helper *h = helper;
+
+	sched_setaffinity(0, sizeof(h->cpus), &h->cpus);
+	return h->fn(h->arg);
+}
+
 /*
  * Run @fn(@arg) on a thread of its own, started on one of the CPUs of
  * @cpus other than this thread's (a new thread starts on its creator's
  * CPU, where the scheduler of a machine of two left it for milliseconds,
- * measured: as long as map.c's half takes); it may move once it runs.
- * false if none starts.
+ * measured: as long as map.c's half takes); once it runs, on any of
+ * @cpus. false if none starts. @h must outlive the thread.
  */
 bool helper_start(struct helper *h, void *(*fn)(void *), void *arg,
 		  const cpu_set_t *cpus)
@@ -266,7 +275,10 @@ bool helper_start(struct helper *h, void *(*fn)(void *), void *arg,
 		CPU_CLR(cpu, &others);
 	if (CPU_COUNT(&others))
 		pthread_attr_setaffinity_np(&attr, sizeof(others), &others);
-	started = !pthread_create(&h->thread, &attr, fn, arg);
+	h->fn = fn;
+	h->arg = arg;
+	h->cpus = *cpus;
+	started = !pthread_create(&h->thread, &attr, helper_run, h);
 	pthread_attr_destroy(&attr);
 	return started;
 }
