@@ -70,7 +70,7 @@ CLI_CPPFLAGS	:= -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -I.
 CORE_SRC	:= utf8val_core.c
 CORE_HDR	:= utf8val.h utf8val_types.h utf8val_simd.h utf8val_user.h \
 		   $(ARCH_HDR)
-VEC_HDR		:= utf8val_simd_tables.h utf8val_simd_loop.h
+VEC_HDR		:= utf8val_simd_tables.h utf8val_simd_rules.h utf8val_simd_loop.h
 TEST_COMMON	:= tests/common.c tests/reference.c tests/tap.c
 # where the tests find shared/ wherever they run (tests/common.c)
 TEST_SHARED	:= -DUTF8VAL_TREE_SHARED='"$(abspath $(CURDIR)/../shared)"'

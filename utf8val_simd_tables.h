@@ -11,7 +11,7 @@
  * three back is a lead of a 3- or 4-byte sequence, so the paths XOR that
  * class with that condition. The tables are derived from the RFC 3629
  * ABNF; tests/ compares every path with the reference on every input of
- * up to 3 bytes.
+ * up to 3 bytes. utf8val_simd_rules.h is the formula that reads them.
  *
  * Included only by the vector translation units, which load the tables
  * into registers once per call.
@@ -77,5 +77,8 @@ static const char this_high[16] = {
 /* Bytes at or past these, two or three back, need a continuation here. */
 #define THIRD_MIN	0xe0
 #define FOURTH_MIN	0xf0
+
+/* The three tables, as utf8val_simd_rules.h's rule_lookup() names them */
+enum rule_table { RULE_PREV_HIGH, RULE_PREV_LOW, RULE_THIS_HIGH };
 
 #endif /* UTF8VAL_SIMD_TABLES_H */

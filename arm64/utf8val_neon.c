@@ -74,25 +74,64 @@ static __always_inline vec_consts vec_consts_make(void)
 	};
 }
 
-/* Nonzero bytes where @in, after @prev, breaks a rule. */
-static inline uint8x16_t check16(const vec_consts *t, uint8x16_t in,
-				 uint8x16_t prev)
-{
-	uint8x16_t prev1 = vextq_u8(prev, in, 15);
-	uint8x16_t prev2 = vextq_u8(prev, in, 14);
-	uint8x16_t prev3 = vextq_u8(prev, in, 13);
-	uint8x16_t classes, third_fourth;
+/* utf8val_simd_rules.h's primitives: a register of 16 bytes */
+#define rule_vec	uint8x16_t
+#define rule_tables	const vec_consts *
+#define rule_before	uint8x16_t
 
-	classes = vandq_u8(vandq_u8(vqtbl1q_u8(t->prev_high,
-					       vshrq_n_u8(prev1, 4)),
-				    vqtbl1q_u8(t->prev_low,
-					       vandq_u8(prev1, t->nibble))),
-			   vqtbl1q_u8(t->this_high, vshrq_n_u8(in, 4)));
-	/* bit 7 where the byte two back is E0..FF or three back F0..FF */
-	third_fourth = vorrq_u8(vqsubq_u8(prev2, t->third_min),
-				vqsubq_u8(prev3, t->fourth_min));
-	return veorq_u8(classes, vandq_u8(third_fourth, t->bit7));
+/* The bytes @n back of those of @in, the first ones from @prev's end. */
+static __always_inline uint8x16_t rule_back(uint8x16_t last __always_unused,
+					    uint8x16_t in, uint8x16_t prev, int n)
+{
+	return n == 1 ? vextq_u8(prev, in, 15) :
+	       n == 2 ? vextq_u8(prev, in, 14) : vextq_u8(prev, in, 13);
 }
+
+/* (a shift of single bytes: no mask) */
+static __always_inline uint8x16_t rule_high(const vec_consts *t __always_unused,
+					    uint8x16_t v)
+{
+	return vshrq_n_u8(v, 4);
+}
+
+static __always_inline uint8x16_t rule_low(const vec_consts *t, uint8x16_t v)
+{
+	return vandq_u8(v, t->nibble);
+}
+
+static __always_inline uint8x16_t rule_lookup(const vec_consts *t,
+					      enum rule_table which,
+					      uint8x16_t nibbles)
+{
+	return vqtbl1q_u8(which == RULE_PREV_HIGH ? t->prev_high :
+			  which == RULE_PREV_LOW ? t->prev_low : t->this_high,
+			  nibbles);
+}
+
+static __always_inline uint8x16_t rule_and3(uint8x16_t a, uint8x16_t b,
+					    uint8x16_t c)
+{
+	return vandq_u8(vandq_u8(a, b), c);
+}
+
+static __always_inline uint8x16_t rule_lead_at_least(const vec_consts *t,
+						     uint8x16_t v, u8 min)
+{
+	return vqsubq_u8(v, min == THIRD_MIN ? t->third_min : t->fourth_min);
+}
+
+static __always_inline uint8x16_t rule_or(uint8x16_t a, uint8x16_t b)
+{
+	return vorrq_u8(a, b);
+}
+
+static __always_inline uint8x16_t rule_xor_bit7(const vec_consts *t,
+						uint8x16_t a, uint8x16_t b)
+{
+	return veorq_u8(a, vandq_u8(b, t->bit7));
+}
+
+#include "../utf8val_simd_rules.h"
 
 static inline bool any_set(uint8x16_t v)
 {
@@ -199,10 +238,10 @@ static __always_inline bool vec_check(const vec_consts *k,
 				      const u8 *s __always_unused,
 				      size_t i __always_unused)
 {
-	uint8x16_t err = vorrq_u8(vorrq_u8(check16(k, b.v0, c->prev),
-					   check16(k, b.v1, b.v0)),
-				  vorrq_u8(check16(k, b.v2, b.v1),
-					   check16(k, b.v3, b.v2)));
+	uint8x16_t err = vorrq_u8(vorrq_u8(rule_errors(k, b.v0, c->prev),
+					   rule_errors(k, b.v1, b.v0)),
+				  vorrq_u8(rule_errors(k, b.v2, b.v1),
+					   rule_errors(k, b.v3, b.v2)));
 
 	c->prev = b.v3;
 	c->open = ends_open(k, b.v3);

@@ -45,42 +45,6 @@
  */
 #define VL_RULES	16
 
-/* The entries of @table (its first 16 bytes) at the nibbles @idx. */
-static __always_inline vuint8m1_t lookup(vuint8m1_t table, vuint8m1_t idx)
-{
-	return __riscv_vrgather_vv_u8m1(table, idx, VL_RULES);
-}
-
-/*
- * Nonzero bytes where the 16 bytes at @p, after the three bytes just
- * before them (zeros before the input: @at is @p's offset in it), break
- * a rule of the tables @ph, @pl and @th (prev_high, prev_low, this_high).
- */
-static __always_inline vuint8m1_t check16(vuint8m1_t ph, vuint8m1_t pl,
-					  vuint8m1_t th, const u8 *p,
-					  size_t at)
-{
-	vuint8m1_t in = __riscv_vle8_v_u8m1(p, VL_RULES);
-	vuint8m1_t prev1, prev2, prev3, high1, low1, high, classes;
-	vuint8m1_t two_back, three_back;
-
-	prev1 = __riscv_vslide1up_vx_u8m1(in, at ? p[-1] : 0, VL_RULES);
-	prev2 = __riscv_vslide1up_vx_u8m1(prev1, at > 1 ? p[-2] : 0, VL_RULES);
-	prev3 = __riscv_vslide1up_vx_u8m1(prev2, at > 2 ? p[-3] : 0, VL_RULES);
-	high1 = __riscv_vsrl_vx_u8m1(prev1, 4, VL_RULES);
-	low1 = __riscv_vand_vx_u8m1(prev1, 0x0f, VL_RULES);
-	high = __riscv_vsrl_vx_u8m1(in, 4, VL_RULES);
-	classes = __riscv_vand_vv_u8m1(lookup(ph, high1), lookup(pl, low1),
-				       VL_RULES);
-	classes = __riscv_vand_vv_u8m1(classes, lookup(th, high), VL_RULES);
-	/* bit 7 where the byte two back is E0..FF or three back F0..FF */
-	two_back = __riscv_vssubu_vx_u8m1(prev2, THIRD_MIN - 0x80, VL_RULES);
-	three_back = __riscv_vssubu_vx_u8m1(prev3, FOURTH_MIN - 0x80, VL_RULES);
-	two_back = __riscv_vor_vv_u8m1(two_back, three_back, VL_RULES);
-	two_back = __riscv_vand_vx_u8m1(two_back, 0x80, VL_RULES);
-	return __riscv_vxor_vv_u8m1(classes, two_back, VL_RULES);
-}
-
 #define vec_block	vuint8m4_t
 
 /* The three tables, a register each (sizeless: a tuple, not a struct) */
@@ -156,6 +120,92 @@ static __always_inline bool vec_open(const struct vec_carry *c)
 	return c->open;
 }
 
+/* utf8val_simd_rules.h's primitives: a register of VL_RULES bytes */
+#define rule_vec	vuint8m1_t
+#define rule_tables	vec_consts
+#define rule_before	struct rvv_before
+
+/* A register's place: @p, @at bytes into the input (none before it). */
+struct rvv_before {
+	const u8 *p;
+	size_t at;
+};
+
+/*
+ * The bytes @n back of those of @in: @last (those n - 1 back) moved up a
+ * byte, with the byte @n before the register (a zero before the input).
+ */
+static __always_inline vuint8m1_t rule_back(vuint8m1_t last,
+					    vuint8m1_t in __always_unused,
+					    struct rvv_before b, int n)
+{
+	return __riscv_vslide1up_vx_u8m1(last, b.at >= (size_t)n ? b.p[-n] : 0,
+					 VL_RULES);
+}
+
+static __always_inline vuint8m1_t rule_high(vec_consts t __always_unused,
+					    vuint8m1_t v)
+{
+	return __riscv_vsrl_vx_u8m1(v, 4, VL_RULES);
+}
+
+static __always_inline vuint8m1_t rule_low(vec_consts t __always_unused,
+					   vuint8m1_t v)
+{
+	return __riscv_vand_vx_u8m1(v, 0x0f, VL_RULES);
+}
+
+/* The entries of a table (its first 16 bytes) at the nibbles @idx. */
+static __always_inline vuint8m1_t rule_lookup(vec_consts t,
+					      enum rule_table which,
+					      vuint8m1_t idx)
+{
+	vuint8m1_t table;
+
+	if (which == RULE_PREV_HIGH)
+		table = __riscv_vget_v_u8m1x3_u8m1(t, 0);
+	else if (which == RULE_PREV_LOW)
+		table = __riscv_vget_v_u8m1x3_u8m1(t, 1);
+	else
+		table = __riscv_vget_v_u8m1x3_u8m1(t, 2);
+	return __riscv_vrgather_vv_u8m1(table, idx, VL_RULES);
+}
+
+static __always_inline vuint8m1_t rule_and3(vuint8m1_t a, vuint8m1_t b,
+					    vuint8m1_t c)
+{
+	return __riscv_vand_vv_u8m1(__riscv_vand_vv_u8m1(a, b, VL_RULES), c,
+				    VL_RULES);
+}
+
+static __always_inline vuint8m1_t rule_lead_at_least(vec_consts t __always_unused,
+						     vuint8m1_t v, u8 min)
+{
+	return __riscv_vssubu_vx_u8m1(v, min - 0x80, VL_RULES);
+}
+
+static __always_inline vuint8m1_t rule_or(vuint8m1_t a, vuint8m1_t b)
+{
+	return __riscv_vor_vv_u8m1(a, b, VL_RULES);
+}
+
+static __always_inline vuint8m1_t rule_xor_bit7(vec_consts t __always_unused,
+						vuint8m1_t a, vuint8m1_t b)
+{
+	return __riscv_vxor_vv_u8m1(a, __riscv_vand_vx_u8m1(b, 0x80, VL_RULES),
+				    VL_RULES);
+}
+
+#include "../utf8val_simd_rules.h"
+
+/* Nonzero bytes where the 16 bytes at @s + @i break a rule. */
+static __always_inline vuint8m1_t check_at(vec_consts t, const u8 *s,
+					   size_t i)
+{
+	return rule_errors(t, __riscv_vle8_v_u8m1(s + i, VL_RULES),
+			   (struct rvv_before){ s + i, i });
+}
+
 /*
  * Whether the 64 bytes at @s + @i keep the rules: read again from memory,
  * a register at a time (see VL_RULES).
@@ -165,17 +215,11 @@ static __always_inline bool vec_check(const vec_consts *k,
 				      vec_block in __always_unused,
 				      const u8 *s, size_t i)
 {
-	vuint8m1_t ph = __riscv_vget_v_u8m1x3_u8m1(*k, 0);
-	vuint8m1_t pl = __riscv_vget_v_u8m1x3_u8m1(*k, 1);
-	vuint8m1_t th = __riscv_vget_v_u8m1x3_u8m1(*k, 2);
-	vuint8m1_t err = check16(ph, pl, th, s + i, i);
+	vuint8m1_t err = check_at(*k, s, i);
 
-	err = __riscv_vor_vv_u8m1(err, check16(ph, pl, th, s + i + 16, i + 16),
-				  VL_RULES);
-	err = __riscv_vor_vv_u8m1(err, check16(ph, pl, th, s + i + 32, i + 32),
-				  VL_RULES);
-	err = __riscv_vor_vv_u8m1(err, check16(ph, pl, th, s + i + 48, i + 48),
-				  VL_RULES);
+	err = __riscv_vor_vv_u8m1(err, check_at(*k, s, i + 16), VL_RULES);
+	err = __riscv_vor_vv_u8m1(err, check_at(*k, s, i + 32), VL_RULES);
+	err = __riscv_vor_vv_u8m1(err, check_at(*k, s, i + 48), VL_RULES);
 	c->open = ends_open(s + i + 64);
 	return __riscv_vfirst_m_b8(__riscv_vmsne_vx_u8m1_b8(err, 0, VL_RULES),
 				   VL_RULES) < 0;

@@ -65,36 +65,67 @@ static __always_inline vec_consts vec_consts_make(void)
 	};
 }
 
-static inline __m256i high_nibbles(__m256i v, __m256i nibble)
-{
-	return _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble);
-}
+/* utf8val_simd_rules.h's primitives: a register of 32 bytes */
+#define rule_vec	__m256i
+#define rule_tables	const vec_consts *
+#define rule_before	__m256i
 
-/* Nonzero bytes where @in, after @prev, breaks a rule. */
-static inline __m256i check32(const vec_consts *t, __m256i in,
-			      __m256i prev)
+/* The bytes @n back of those of @in, the first ones from @prev's end. */
+static __always_inline __m256i rule_back(__m256i last __always_unused,
+					 __m256i in, __m256i prev, int n)
 {
+	/* prev's high 128-bit lane, in's low one */
 	__m256i shifted = _mm256_permute2x128_si256(prev, in, 0x21);
-	__m256i prev1 = _mm256_alignr_epi8(in, shifted, 15);
-	__m256i prev2 = _mm256_alignr_epi8(in, shifted, 14);
-	__m256i prev3 = _mm256_alignr_epi8(in, shifted, 13);
-	__m256i by_prev_high, by_prev_low, by_this_high, classes, third_fourth;
 
-	by_prev_high = _mm256_shuffle_epi8(t->prev_high,
-					   high_nibbles(prev1, t->nibble));
-	by_prev_low = _mm256_shuffle_epi8(t->prev_low,
-					  _mm256_and_si256(prev1, t->nibble));
-	by_this_high = _mm256_shuffle_epi8(t->this_high,
-					   high_nibbles(in, t->nibble));
-	classes = _mm256_and_si256(_mm256_and_si256(by_prev_high, by_prev_low),
-				   by_this_high);
-	/* bit 7 where the byte two back is E0..FF or three back F0..FF */
-	third_fourth = _mm256_or_si256(_mm256_subs_epu8(prev2, t->third_min),
-				       _mm256_subs_epu8(prev3, t->fourth_min));
-	return _mm256_xor_si256(classes,
-				_mm256_and_si256(third_fourth,
-						 _mm256_set1_epi8((char)0x80)));
+	return n == 1 ? _mm256_alignr_epi8(in, shifted, 15) :
+	       n == 2 ? _mm256_alignr_epi8(in, shifted, 14) :
+			_mm256_alignr_epi8(in, shifted, 13);
 }
+
+static __always_inline __m256i rule_high(const vec_consts *t, __m256i v)
+{
+	return _mm256_and_si256(_mm256_srli_epi16(v, 4), t->nibble);
+}
+
+static __always_inline __m256i rule_low(const vec_consts *t, __m256i v)
+{
+	return _mm256_and_si256(v, t->nibble);
+}
+
+static __always_inline __m256i rule_lookup(const vec_consts *t,
+					   enum rule_table which,
+					   __m256i nibbles)
+{
+	return _mm256_shuffle_epi8(which == RULE_PREV_HIGH ? t->prev_high :
+				   which == RULE_PREV_LOW ? t->prev_low :
+				   t->this_high, nibbles);
+}
+
+static __always_inline __m256i rule_and3(__m256i a, __m256i b, __m256i c)
+{
+	return _mm256_and_si256(_mm256_and_si256(a, b), c);
+}
+
+static __always_inline __m256i rule_lead_at_least(const vec_consts *t,
+						  __m256i v, u8 min)
+{
+	return _mm256_subs_epu8(v, min == THIRD_MIN ? t->third_min :
+				t->fourth_min);
+}
+
+static __always_inline __m256i rule_or(__m256i a, __m256i b)
+{
+	return _mm256_or_si256(a, b);
+}
+
+static __always_inline __m256i rule_xor_bit7(const vec_consts *t __always_unused,
+					     __m256i a, __m256i b)
+{
+	return _mm256_xor_si256(a, _mm256_and_si256(b,
+						    _mm256_set1_epi8((char)0x80)));
+}
+
+#include "../utf8val_simd_rules.h"
 
 /* Nonzero if @v ends inside a character: a lead in its last 3 bytes. */
 static inline __m256i ends_open(const vec_consts *k, __m256i v)
@@ -159,8 +190,8 @@ static __always_inline bool vec_check(const vec_consts *k,
 				      const u8 *s __always_unused,
 				      size_t i __always_unused)
 {
-	__m256i err = _mm256_or_si256(check32(k, b.a, c->prev),
-				      check32(k, b.b, b.a));
+	__m256i err = _mm256_or_si256(rule_errors(k, b.a, c->prev),
+				      rule_errors(k, b.b, b.a));
 
 	c->prev = b.b;
 	c->open = ends_open(k, b.b);

@@ -13,6 +13,12 @@
  * input needs no check of its own, and inputs shorter than a block take
  * this path too.
  *
+ * The rules are utf8val_simd_rules.h's, as in every path; the block loop
+ * is its own, not utf8val_simd_loop.h's: that one checks a 64-byte block
+ * a step and ends with an overlapping block, where this one takes four
+ * blocks a step with one branch on ASCII and one test for their errors,
+ * and ends with masked loads. Each is what its registers do best.
+ *
  * The caller (utf8val_core.c) owns the FPU section, the choice of path,
  * and the exact answer.
  */
@@ -58,36 +64,70 @@ static __always_inline struct avx512_tables tables(void)
 	};
 }
 
-static inline __m512i high_nibbles(__m512i v, __m512i nibble)
-{
-	return _mm512_and_si512(_mm512_srli_epi16(v, 4), nibble);
-}
+/* utf8val_simd_rules.h's primitives: a register of 64 bytes */
+#define rule_vec	__m512i
+#define rule_tables	const struct avx512_tables *
+#define rule_before	__m512i
 
-/* Nonzero bytes where @in, after @prev, breaks a rule. */
-static __always_inline __m512i errors64(const struct avx512_tables *t,
-					__m512i in, __m512i prev)
+/* The bytes @n back of those of @in, the first ones from @prev's end. */
+static __always_inline __m512i rule_back(__m512i last __always_unused,
+					 __m512i in, __m512i prev, int n)
 {
 	/* 128-bit lanes: prev's last, in's first three */
 	__m512i shifted = _mm512_alignr_epi64(in, prev, 6);
-	__m512i prev1 = _mm512_alignr_epi8(in, shifted, 15);
-	__m512i prev2 = _mm512_alignr_epi8(in, shifted, 14);
-	__m512i prev3 = _mm512_alignr_epi8(in, shifted, 13);
-	__m512i by_prev_high, by_prev_low, by_this_high, classes, third_fourth;
 
-	by_prev_high = _mm512_shuffle_epi8(t->prev_high,
-					   high_nibbles(prev1, t->nibble));
-	by_prev_low = _mm512_shuffle_epi8(t->prev_low,
-					  _mm512_and_si512(prev1, t->nibble));
-	by_this_high = _mm512_shuffle_epi8(t->this_high,
-					   high_nibbles(in, t->nibble));
-	classes = _mm512_ternarylogic_epi32(by_prev_high, by_prev_low,
-					    by_this_high, TERN_A_AND_B_AND_C);
-	/* bit 7 where the byte two back is E0..FF or three back F0..FF */
-	third_fourth = _mm512_or_si512(_mm512_subs_epu8(prev2, t->third_min),
-				       _mm512_subs_epu8(prev3, t->fourth_min));
-	return _mm512_ternarylogic_epi32(classes, third_fourth, t->bit7,
-					 TERN_A_XOR_B_AND_C);
+	return n == 1 ? _mm512_alignr_epi8(in, shifted, 15) :
+	       n == 2 ? _mm512_alignr_epi8(in, shifted, 14) :
+			_mm512_alignr_epi8(in, shifted, 13);
 }
+
+static __always_inline __m512i rule_high(const struct avx512_tables *t,
+					 __m512i v)
+{
+	return _mm512_and_si512(_mm512_srli_epi16(v, 4), t->nibble);
+}
+
+static __always_inline __m512i rule_low(const struct avx512_tables *t,
+					__m512i v)
+{
+	return _mm512_and_si512(v, t->nibble);
+}
+
+static __always_inline __m512i rule_lookup(const struct avx512_tables *t,
+					   enum rule_table which,
+					   __m512i nibbles)
+{
+	return _mm512_shuffle_epi8(which == RULE_PREV_HIGH ? t->prev_high :
+				   which == RULE_PREV_LOW ? t->prev_low :
+				   t->this_high, nibbles);
+}
+
+/* one ternary-logic instruction for the three-way AND */
+static __always_inline __m512i rule_and3(__m512i a, __m512i b, __m512i c)
+{
+	return _mm512_ternarylogic_epi32(a, b, c, TERN_A_AND_B_AND_C);
+}
+
+static __always_inline __m512i rule_lead_at_least(const struct avx512_tables *t,
+						  __m512i v, u8 min)
+{
+	return _mm512_subs_epu8(v, min == THIRD_MIN ? t->third_min :
+				t->fourth_min);
+}
+
+static __always_inline __m512i rule_or(__m512i a, __m512i b)
+{
+	return _mm512_or_si512(a, b);
+}
+
+/* and one for the XOR of the masked leads */
+static __always_inline __m512i rule_xor_bit7(const struct avx512_tables *t,
+					     __m512i a, __m512i b)
+{
+	return _mm512_ternarylogic_epi32(a, b, t->bit7, TERN_A_XOR_B_AND_C);
+}
+
+#include "../utf8val_simd_rules.h"
 
 static inline bool any(__m512i v)
 {
@@ -170,11 +210,11 @@ static __always_inline bool group_ascii(const struct avx512_tables *t,
 static __always_inline bool group_errors(const struct avx512_tables *t,
 					 const struct group *g, __m512i prev)
 {
-	__m512i cd = _mm512_or_si512(errors64(t, g->c, g->b),
-				     errors64(t, g->d, g->c));
+	__m512i cd = _mm512_or_si512(rule_errors(t, g->c, g->b),
+				     rule_errors(t, g->d, g->c));
 
-	return any(_mm512_ternarylogic_epi64(errors64(t, g->a, prev),
-					     errors64(t, g->b, g->a), cd,
+	return any(_mm512_ternarylogic_epi64(rule_errors(t, g->a, prev),
+					     rule_errors(t, g->b, g->a), cd,
 					     TERN_A_OR_B_OR_C));
 }
 
@@ -238,7 +278,7 @@ static __always_inline size_t blocks(const u8 *s, size_t from, size_t to,
 		for (; to - i >= 64; i += 64) {
 			__m512i in = _mm512_loadu_si512(s + i);
 
-			if (any(errors64(&t, in, prev)))
+			if (any(rule_errors(&t, in, prev)))
 				goto out;
 			prev = in;
 			if (chars)
@@ -266,7 +306,7 @@ static __always_inline size_t blocks(const u8 *s, size_t from, size_t to,
 
 		if (n > 64) {
 			in = _mm512_loadu_si512(s + at);
-			err = errors64(&t, in, prev);
+			err = rule_errors(&t, in, prev);
 			if (chars)
 				whole = __builtin_popcountll(starts(in));
 			prev = in;
@@ -275,7 +315,7 @@ static __always_inline size_t blocks(const u8 *s, size_t from, size_t to,
 		}
 		m = first_bytes(n);
 		in = _mm512_maskz_loadu_epi8(m, s + at);
-		err = _mm512_or_si512(err, errors64(&t, in, prev));
+		err = _mm512_or_si512(err, rule_errors(&t, in, prev));
 		if (n == 64)	/* a whole last block may not end open */
 			err = _mm512_or_si512(err, _mm512_subs_epu8(in,
 								    t.tail_max));
@@ -316,7 +356,7 @@ size_t utf8val_avx512_whole(const u8 *s, size_t len)
 	__m512i in = _mm512_maskz_loadu_epi8(~0ull >> (64 - len), s);
 	__m512i open = _mm512_subs_epu8(in, t.tail_max);
 
-	return any(_mm512_or_si512(errors64(&t, in, _mm512_setzero_si512()),
+	return any(_mm512_or_si512(rule_errors(&t, in, _mm512_setzero_si512()),
 				   open)) ? 0 : len;
 }
 
