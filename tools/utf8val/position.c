@@ -37,13 +37,15 @@ unsigned long long count_newlines(const unsigned char *s, size_t n)
 	return total;
 }
 
+/* char_width()'s C.UTF-8 locale: one a thread, made once, never freed */
+static __thread locale_t utf8;
+
 /*
  * The width on a terminal, as GCC counts it (1, 2 or 0), of the
  * character that starts at @s, @avail bytes being there.
  */
 static int char_width(const unsigned char *s, size_t avail)
 {
-	static __thread locale_t utf8;	/* (one a thread: never freed) */
 	size_t len = s[0] < 0xe0 ? 2 : s[0] < 0xf0 ? 3 : 4, i;
 	locale_t was;
 	wchar_t c;
