@@ -12,8 +12,9 @@
  * is nonzero where a rule breaks: the classes the pair allows, with "two
  * continuations" turned over where a 3- or 4-byte lead makes it legal.
  *
- * The includer defines two types, as macros (a sizeless vector type
- * cannot be wrapped in a struct):
+ * The includer includes utf8val_simd_tables.h first (its primitives name
+ * the tables), then defines three types, as macros (a sizeless vector
+ * type cannot be wrapped in a struct):
  *
  *   rule_vec       a register of bytes
  *   rule_tables    how the checks reach the tables and constants: a
@@ -21,7 +22,8 @@
  *   rule_before    what comes before a register: the one before it, or
  *                  where it is in memory
  *
- * and these functions (static __always_inline; @which, @n are constants):
+ * and these functions (static __always_inline; @which, @n and @min are
+ * constants):
  *
  *   rule_vec rule_back(rule_vec last, rule_vec in, rule_before before,
  *                      int n)

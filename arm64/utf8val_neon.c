@@ -80,8 +80,9 @@ static __always_inline vec_consts vec_consts_make(void)
 #define rule_before	uint8x16_t
 
 /* The bytes @n back of those of @in, the first ones from @prev's end. */
-static __always_inline uint8x16_t rule_back(uint8x16_t last __always_unused,
-					    uint8x16_t in, uint8x16_t prev, int n)
+static __always_inline uint8x16_t
+rule_back(uint8x16_t last __always_unused, uint8x16_t in, uint8x16_t prev,
+	  int n)
 {
 	return n == 1 ? vextq_u8(prev, in, 15) :
 	       n == 2 ? vextq_u8(prev, in, 14) : vextq_u8(prev, in, 13);

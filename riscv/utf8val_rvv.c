@@ -178,8 +178,8 @@ static __always_inline vuint8m1_t rule_and3(vuint8m1_t a, vuint8m1_t b,
 				    VL_RULES);
 }
 
-static __always_inline vuint8m1_t rule_lead_at_least(vec_consts t __always_unused,
-						     vuint8m1_t v, u8 min)
+static __always_inline vuint8m1_t
+rule_lead_at_least(vec_consts t __always_unused, vuint8m1_t v, u8 min)
 {
 	return __riscv_vssubu_vx_u8m1(v, min - 0x80, VL_RULES);
 }
@@ -203,7 +203,7 @@ static __always_inline vuint8m1_t check_at(vec_consts t, const u8 *s,
 					   size_t i)
 {
 	return rule_errors(t, __riscv_vle8_v_u8m1(s + i, VL_RULES),
-			   (struct rvv_before){ s + i, i });
+			   (struct rvv_before){ .p = s + i, .at = i });
 }
 
 /*

@@ -118,8 +118,8 @@ static __always_inline __m256i rule_or(__m256i a, __m256i b)
 	return _mm256_or_si256(a, b);
 }
 
-static __always_inline __m256i rule_xor_bit7(const vec_consts *t __always_unused,
-					     __m256i a, __m256i b)
+static __always_inline __m256i
+rule_xor_bit7(const vec_consts *t __always_unused, __m256i a, __m256i b)
 {
 	return _mm256_xor_si256(a, _mm256_and_si256(b,
 						    _mm256_set1_epi8((char)0x80)));
