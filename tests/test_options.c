@@ -35,21 +35,29 @@ int finish_stdout(int status)
 	return status;
 }
 
-/* parse_options() over @args (NULL-ended) into @opt: its status */
-static int parse(struct options *opt, ...)
+/* parse_options() over the NULL-ended arguments @ap into @opt: its status */
+static int parse_argv(struct options *opt, char **argv, va_list ap)
 {
-	char *argv[16] = { "utf8val" };
 	int argc = 1;
-	va_list ap;
 
-	va_start(ap, opt);
 	while ((argv[argc] = va_arg(ap, char *)))
 		argc++;
-	va_end(ap);
 	memset(opt, 0, sizeof(*opt));
 	said[0] = '\0';
 	optind = 0;	/* glibc: start over, from argv[1] */
 	return parse_options(argc, argv, opt);
+}
+
+static int parse(struct options *opt, ...)
+{
+	char *argv[16] = { "utf8val" };
+	va_list ap;
+	int st;
+
+	va_start(ap, opt);
+	st = parse_argv(opt, argv, ap);
+	va_end(ap);
+	return st;
 }
 
 static void check_settings(void)
@@ -108,20 +116,16 @@ static void check_settings(void)
 static void refused_with(const char *why, ...)
 {
 	char *argv[16] = { "utf8val" };
-	struct options o = { 0 };
-	int argc = 1, st;
+	struct options o;
 	va_list ap;
+	int st;
 
 	va_start(ap, why);
-	while ((argv[argc] = va_arg(ap, char *)))
-		argc++;
+	st = parse_argv(&o, argv, ap);
 	va_end(ap);
-	said[0] = '\0';
-	optind = 0;
-	st = parse_options(argc, argv, &o);
 	tap_result(st == 2 && !strcmp(said, why), "%s%s%s%s: refused (status %d, said \"%s\")",
-		   argv[1], argc > 2 ? " " : "", argc > 2 ? argv[2] : "",
-		   argc > 3 ? " ..." : "", st, said);
+		   argv[1], argv[2] ? " " : "", argv[2] ? argv[2] : "",
+		   argv[2] && argv[3] ? " ..." : "", st, said);
 }
 
 /* the messages of the refused combinations, as the user reads them */
