@@ -267,7 +267,8 @@ BPF_USER_FLAGS	:= $(if $(BPF_SYSROOT),-isystem $(BPF_SYSROOT)/usr/include \
 BPF_OBJS	:= $(BUILD)/bpf/utf8names.bpf.o $(BUILD)/bpf/kfuncs.bpf.o
 utf8names: $(BUILD)/utf8names
 bpf: $(BUILD)/utf8names $(BUILD)/kfuncs_test
-$(BUILD)/bpf/utf8names.bpf.o: $(UTF8NAMES)/utf8names.bpf.c $(UTF8NAMES)/utf8names.h
+$(BUILD)/bpf/utf8names.bpf.o: $(UTF8NAMES)/utf8names.bpf.c $(UTF8NAMES)/utf8names.h \
+		$(wildcard $(UTF8NAMES)/*.bpf.h)
 # fetching atomics (utf8names.bpf.c, in_flight()): BPF v3, kernels 5.12 on
 $(BUILD)/bpf/utf8names.bpf.o: BPF_CFLAGS += -mcpu=v3
 $(BUILD)/bpf/kfuncs.bpf.o: selftests/bpf/kfuncs.bpf.c selftests/bpf/kfuncs.h

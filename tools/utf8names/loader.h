@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * The parts of utf8names, the loader of the utf8names BPF LSM policy
- * (utf8names.bpf.c), each a file of one concern:
+ * The parts of utf8names, the loader of the BPF LSM policy in
+ * utf8names.bpf.c (which includes its own parts, kernel.bpf.h and
+ * verdict.bpf.h), each a file of one concern:
  *
  *   main.c	the flow: options, signals, then one mode
  *   config.c	the command line and --config FILE, as settings
