@@ -30,6 +30,14 @@ int usage_error(const char *fmt, ...)
 	return 2;
 }
 
+/* how many times options.c printed --version's line */
+static unsigned int versions;
+
+void print_version(void)
+{
+	versions++;
+}
+
 int finish_stdout(int status)
 {
 	return status;
@@ -110,6 +118,12 @@ static void check_settings(void)
 		   "--files-from=list -0");
 	st = parse(&o, "-S", NULL);
 	tap_result(st == -1 && o.replace, "-S: replace");
+	st = parse(&o, "-V", "-q", NULL);
+	tap_result(st == 0 && versions == 1,
+		   "-V: the version once, then exit 0 before the rest (status %d, %u lines)",
+		   st, versions);
+	st = parse(&o, "--version", NULL);
+	tap_result(st == 0 && versions == 2, "--version: the same (status %d)", st);
 }
 
 /* @args must be refused with status 2 and the message @why */

@@ -182,6 +182,7 @@ void helper_join(struct helper *h);
 
 /* report.c */
 int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void print_version(void);
 void die(const char *what) __attribute__((noreturn));
 void say(const struct options *opt, const char *name, const char *why);
 void report_error(struct input *in, const struct utf8val_result *err,

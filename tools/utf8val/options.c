@@ -414,7 +414,7 @@ int parse_options(int argc, char **argv, struct options *opt)
 			print_help(stdout);
 			return finish_stdout(0);
 		case 'V':
-			printf("utf8val %s\n", utf8val_version());
+			print_version();
 			return finish_stdout(0);
 		case '?':
 			/* a long option: optopt is its value, not a letter */

@@ -60,6 +60,12 @@ int usage_error(const char *fmt, ...)
 	return 2;
 }
 
+/* --version's line */
+void print_version(void)
+{
+	printf("utf8val %s\n", utf8val_version());
+}
+
 /*
  * An error the command cannot go on after (no memory, standard output
  * gone): "utf8val: [@what: ]" and errno's text, and exit status 2.
