@@ -31,6 +31,13 @@ static_assert(!(UTF8VAL_FLAGS_ALL & ~(OPT_FLAG - 1)),
 	      "a validation flag's bits fit below OPT_FLAG");
 
 /*
+ * A switch's row: the bool of struct options it sets. (Offset 0 is
+ * flags', never a switch's: 0 says the row is none.)
+ */
+#define SETS(member)	offsetof(struct options, member)
+static_assert(offsetof(struct options, flags) == 0, "no switch at offset 0");
+
+/*
  * Every option, in --help's order: its long name, what getopt_long()
  * returns for it (its letter, if it has one), its argument and --help's
  * text for it, whose lines after the first start at HELP_COLUMN. An
@@ -42,24 +49,25 @@ static const struct option_row {
 	int has_arg;
 	const char *arg;	/* as --help writes it: "=N", "[=N]" */
 	const char *help;	/* NULL: an alias of the row before */
+	size_t sets;		/* a switch: the bool it sets; else 0 */
 } rows[] = {
 	{ "quiet", 'q', no_argument, "",
-	  "print nothing: the exit status is the answer" },
+	  "print nothing: the exit status is the answer", SETS(quiet) },
 	{ "all", 'a', no_argument, "",
-	  "report every error, not only the first" },
+	  "report every error, not only the first", SETS(all) },
 	{ "max-errors", OPT_MAX_ERRORS, required_argument, "=N",
 	  "report the first N errors of each input (all of\n"
 	  "them: --all)" },
 	{ "list", 'l', no_argument, "",
 	  "print only the names of the inputs that are not\n"
-	  "valid (isutf8 -l); \"(standard input)\" for -" },
+	  "valid (isutf8 -l); \"(standard input)\" for -", SETS(list) },
 	{ "invert", 'i', no_argument, "",
-	  "with -l, the names of the valid ones instead" },
+	  "with -l, the names of the valid ones instead", SETS(invert) },
 	{ "null", '0', no_argument, "",
-	  "with -l, end each name with NUL, not newline" },
+	  "with -l, end each name with NUL, not newline", SETS(null) },
 	{ "no-messages", 's', no_argument, "",
 	  "say nothing about inputs that cannot be read\n"
-	  "(the exit status still says so)" },
+	  "(the exit status still says so)", SETS(no_messages) },
 	{ "files-from", OPT_FILES_FROM, required_argument, "=LIST",
 	  "the inputs named in the file LIST (- for standard\n"
 	  "input), one per line, or each ended by NUL with -0" },
@@ -79,7 +87,7 @@ static const struct option_row {
 	  "first 32 KiB (grep's rule); text: check them" },
 	{ "names", OPT_NAMES, no_argument, "",
 	  "check the names of the FILEs (with -r, of everything\n"
-	  "below), not their contents" },
+	  "below), not their contents", SETS(names) },
 	{ "context", OPT_CONTEXT, optional_argument, "[=N]",
 	  "after each error, the bad bytes in hex and up to N\n"
 	  "bytes (16; 64 at most) each side, within its line" },
@@ -91,7 +99,7 @@ static const struct option_row {
 	{ "replace", 'S', no_argument, "",
 	  "write the input to standard output with each error\n"
 	  "(maximal subpart) replaced by U+FFFD, as the WHATWG\n"
-	  "Encoding Standard decodes it; report nothing" },
+	  "Encoding Standard decodes it; report nothing", SETS(replace) },
 	{ "format", OPT_FORMAT, required_argument, "=FORMAT",
 	  "kv (the default), gnu or json" },
 	{ "json", OPT_JSON, no_argument, "",
@@ -221,29 +229,14 @@ static bool long_option_failed(void)
 	       (optopt != ':' && strchr(shorts + 1, optopt));
 }
 
-/* The options that set a bool of struct options (no other type), only. */
-static const struct {
-	int option;
-	size_t field;
-} switches[] = {
-	{ 'q', offsetof(struct options, quiet) },
-	{ 'a', offsetof(struct options, all) },
-	{ 'S', offsetof(struct options, replace) },
-	{ 'l', offsetof(struct options, list) },
-	{ 'i', offsetof(struct options, invert) },
-	{ '0', offsetof(struct options, null) },
-	{ 's', offsetof(struct options, no_messages) },
-	{ OPT_NAMES, offsetof(struct options, names) },
-};
-
-/* Whether @option is one of the switches: then it is set in @opt. */
+/* Whether @option is a switch (its row sets a bool): then it is set in @opt. */
 static bool set_switch(struct options *opt, int option)
 {
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(switches); i++) {
-		if (switches[i].option == option) {
-			*(bool *)((char *)opt + switches[i].field) = true;
+	for (i = 0; i < ARRAY_SIZE(rows); i++) {
+		if (rows[i].val == option && rows[i].sets) {
+			*(bool *)((char *)opt + rows[i].sets) = true;
 			return true;
 		}
 	}
