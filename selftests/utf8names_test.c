@@ -1473,6 +1473,32 @@ static int pin_run(const char *a1, const char *a2, const char *a3, char **out, c
 }
 
 /*
+ * A message longer than the loader's line buffer (a path of 5000 bytes
+ * past PATH_MAX) goes out whole: the prefix, all of the path, the reason,
+ * one newline.
+ */
+static void long_config_said_whole(void)
+{
+	static const char prefix[] = "utf8names: /tmp/";
+	char path[5001], *out, *err, *end;
+	int status;
+
+	memcpy(path, "/tmp/", 5);
+	memset(path + 5, 'n', sizeof(path) - 6);
+	for (size_t i = 200; i < sizeof(path) - 1; i += 200)
+		path[i] = '/';	/* components within NAME_MAX */
+	path[sizeof(path) - 1] = '\0';
+	status = pin_run("--pin", "--config", path, &out, &err);
+	end = err ? strchr(err, '\n') : NULL;
+	tap_result(status == 2 && err && !strncmp(err, prefix, strlen(prefix)) &&
+		   strstr(err, path) && end && !end[1] && end - err > (long)strlen(path),
+		   "--config with a path of 5000 bytes: exit 2, one whole line naming it (%d, %zu bytes)",
+		   status, err ? strlen(err) : 0);
+	free(out);
+	free(err);
+}
+
+/*
  * --pin leaves the policy enforcing after the loader exits; --status says
  * what it does; --follow prints its refusals and may come and go (killed
  * or not) while it stays; the module cannot go meanwhile; --detach ends
@@ -1518,6 +1544,7 @@ static void pinned_policy(const char *dir)
 		   "--config with a line it does not know exits 2 and names the line (%d)", status);
 	free(out);
 	free(err);
+	long_config_said_whole();
 	status = pin_run("--pin", "--config", "/tmp/utf8names.conf", &out, &err);
 	tap_result(status == 0 && strstr(err, "pinned in /sys/fs/bpf/utf8names") &&
 		   strstr(err, "does not check:"),
