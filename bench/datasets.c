@@ -197,23 +197,27 @@ static bool make_everything(struct dataset *d, const char *shared)
 	return true;
 }
 
+/* ../shared's texts measured as they are: name, what it is, its file */
+static const struct {
+	const char *name, *what, *file;
+} corpora[] = {
+	{ "rfc3629-en-ja", "RFC 3629 and its Japanese translation",
+	  "corpus/rfc3629-en-ja.txt" },
+	{ "web-zh-rfc3629", "a Chinese web page", "corpus/web-zh-rfc3629.txt" },
+	{ "maintainers", "Linux 6.12 MAINTAINERS, 0.04 % non-ASCII",
+	  "corpus/linux-6.12-MAINTAINERS.txt" },
+	{ "iso-codes-json", "ISO 3166-2 names in JSON, 0.8 % non-ASCII",
+	  "corpus/iso-codes-3166-2.json" },
+};
+
 size_t datasets_load(struct dataset *sets, const char *shared)
 {
 	size_t n = 0;
 
 	make_random(&sets[n++], "ascii", "random printable ASCII", 1);
-	n += make_corpus(&sets[n], "rfc3629-en-ja",
-			 "RFC 3629 and its Japanese translation", shared,
-			 "corpus/rfc3629-en-ja.txt");
-	n += make_corpus(&sets[n], "web-zh-rfc3629",
-			 "a Chinese web page", shared,
-			 "corpus/web-zh-rfc3629.txt");
-	n += make_corpus(&sets[n], "maintainers",
-			 "Linux 6.12 MAINTAINERS, 0.04 % non-ASCII", shared,
-			 "corpus/linux-6.12-MAINTAINERS.txt");
-	n += make_corpus(&sets[n], "iso-codes-json",
-			 "ISO 3166-2 names in JSON, 0.8 % non-ASCII", shared,
-			 "corpus/iso-codes-3166-2.json");
+	for (size_t i = 0; i < sizeof(corpora) / sizeof(corpora[0]); i++)
+		n += make_corpus(&sets[n], corpora[i].name, corpora[i].what,
+				 shared, corpora[i].file);
 	n += make_interleaved(&sets[n], shared);
 	n += make_everything(&sets[n], shared);
 	make_random(&sets[n++], "random-1-4",
