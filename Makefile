@@ -269,7 +269,7 @@ utf8names: $(BUILD)/utf8names
 bpf: $(BUILD)/utf8names $(BUILD)/kfuncs_test
 $(BUILD)/bpf/utf8names.bpf.o: $(UTF8NAMES)/utf8names.bpf.c $(UTF8NAMES)/utf8names.h \
 		$(wildcard $(UTF8NAMES)/*.bpf.h)
-# fetching atomics (utf8names.bpf.c, in_flight()): BPF v3, kernels 5.12 on
+# fetching atomics (verdict.bpf.h, in_flight()): BPF v3, kernels 5.12 on
 $(BUILD)/bpf/utf8names.bpf.o: BPF_CFLAGS += -mcpu=v3
 $(BUILD)/bpf/kfuncs.bpf.o: selftests/bpf/kfuncs.bpf.c selftests/bpf/kfuncs.h
 $(BPF_OBJS): utf8val.h bpf/utf8val_kfuncs.h

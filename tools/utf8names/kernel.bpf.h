@@ -14,16 +14,25 @@
 #define ENAMETOOLONG	36
 #define EILSEQ		84
 
-/* include/uapi/linux/btrfs.h and magic.h: what the name-making ioctls take */
+/*
+ * include/uapi/linux/btrfs.h, magic.h, ocfs2's and bcachefs's ioctls: the
+ * file systems the kernel's copies concern, and what their ioctls take
+ */
 #define BTRFS_SUPER_MAGIC		0x9123683e
 #define BTRFS_IOC_SNAP_CREATE		0x50009401	/* vol_args */
 #define BTRFS_IOC_SUBVOL_CREATE		0x5000940e	/* vol_args */
 #define BTRFS_IOC_SNAP_CREATE_V2	0x50009417	/* vol_args_v2 */
 #define BTRFS_IOC_SUBVOL_CREATE_V2	0x50009418	/* vol_args_v2 */
 #define OCFS2_SUPER_MAGIC		0x7461636f
+#define OCFS2_IOC_REFLINK		0x40186f04	/* reflink_arguments */
+#define BCH_IOCTL_SUBVOLUME_CREATE	0x4020bc10	/* bch_ioctl_subvolume */
 #define BCACHEFS_SUPER_MAGIC		0xca451a4e
 #define BPF_FS_MAGIC			0xcafe4a11
 #define MAX_ERRNO			4095
+/* include/linux/fs.h, include/uapi/linux/stat.h */
+#define MAY_WRITE			0x2
+#define S_IFMT				00170000
+#define S_IFDIR				0040000
 
 /*
  * The kernel's types, only the members read here: CO-RE finds them in the

@@ -182,7 +182,7 @@ static int set_detached(int fd, bool on)
  * program after any grace period user space can wait for.
  *
  * Each hook counts itself in flight on its CPU, from before it reads the
- * flag until its refusal is counted (utf8names.bpf.c, in_flight()), with
+ * flag until its refusal is counted (verdict.bpf.h, in_flight()), with
  * no migration in between. A CPU's count seen 0 once after the flag was
  * set is enough: a hook that comes later reads the flag set (the fences
  * on both sides). Waits up to @seconds; if 0, until a signal, saying so
@@ -352,6 +352,8 @@ __u64 object_id(void)
 	return id;
 }
 
+/* detached begins the state: a loader ends another version's policy by it */
+static_assert(offsetof(struct utf8names_bpf__bss, detached) == 0, "detached first");
 /* the object id ends the state: the guest tests change it there */
 static_assert(offsetof(struct utf8names_bpf__bss, object_id) + sizeof(__u64) ==
 	      sizeof(struct utf8names_bpf__bss), "object_id last");

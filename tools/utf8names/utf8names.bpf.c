@@ -44,11 +44,16 @@
 #include "../../bpf/utf8val_kfuncs.h"
 #include "utf8names.h"
 #include "kernel.bpf.h"	/* the kernel's numbers and types */
-#include "verdict.bpf.h"	/* the state, the maps, check_name() */
+#include "verdict.bpf.h"	/* the state, the shared maps, check_name() */
 
 char LICENSE[] SEC("license") = "GPL";
 
 /* --- the inode hooks: the file system the name lands on, any caller ---- */
+
+static const struct super_block *inode_sb(const struct inode *dir)
+{
+	return BPF_CORE_READ(dir, i_sb);
+}
 
 /* open(O_CREAT), creat(), mknod() of a file, mq_open() */
 
@@ -139,12 +144,6 @@ int BPF_PROG(utf8names_inode_rename, struct inode *old_dir,
  * loader attaches these programs to the functions the kernel has; where
  * it has none, those ioctls are refused (EPERM), not left unchecked.
  */
-#define OCFS2_IOC_REFLINK		0x40186f04	/* reflink_arguments */
-#define BCH_IOCTL_SUBVOLUME_CREATE	0x4020bc10	/* bch_ioctl_subvolume */
-#define MAY_WRITE			0x2
-#define S_IFMT				00170000
-#define S_IFDIR				0040000
-
 enum armed_for {
 	ARMED_NONE,
 	ARMED_PATH,	/* filename_create() */

@@ -7,6 +7,14 @@
 #ifndef UTF8NAMES_VERDICT_BPF_H
 #define UTF8NAMES_VERDICT_BPF_H
 
+#include <stdbool.h>
+#include <linux/bpf.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+
+#include "../../utf8val.h"
+#include "../../bpf/utf8val_kfuncs.h"
+#include "utf8names.h"
 #include "kernel.bpf.h"
 
 /*
@@ -19,7 +27,7 @@
  */
 bool detached;
 
-/* tasks armed by an ioctl (see pendings): the hooks' fast path */
+/* tasks armed by an ioctl (pendings, in utf8names.bpf.c): the hooks' fast path */
 __u64 nr_pending;
 
 /* the number of links the loader made: --status counts their pins */
@@ -228,11 +236,6 @@ static int check_target(const struct super_block *sb, const char *target)
 	if (len == sizeof(e->name))
 		return refuse(-ENAMETOOLONG);
 	return check(e, len - 1, UTF8NAMES_SYMLINK, true);
-}
-
-static const struct super_block *inode_sb(const struct inode *dir)
-{
-	return BPF_CORE_READ(dir, i_sb);
 }
 
 #endif /* UTF8NAMES_VERDICT_BPF_H */
