@@ -270,8 +270,14 @@ double pool_seconds(validator_fn fn, const struct piece *pool, size_t count,
 		    size_t reps)
 {
 	size_t ok = 0;
-	double t = now();
+	double t;
 
+	for (size_t i = 0; i < count; i++)
+		ok += fn(pool[i].p, pool[i].len);
+	if (ok != count)
+		return -1;
+	ok = 0;
+	t = now();
 	for (size_t rep = 0; rep < reps; rep++)
 		for (size_t i = 0; i < count; i++)
 			ok += fn(pool[i].p, pool[i].len);

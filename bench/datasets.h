@@ -38,17 +38,24 @@ size_t datasets_load(struct dataset *sets, const char *shared);
 /*
  * Distinct buffers of @size bytes to @size + 3 (cut at character
  * boundaries, so that a kernel threshold of @size applies to each) from
- * @d, POOL_BYTES in all but at least 2: enough that no branch history
- * repeats, few enough to stay in L2, so that the tables measure the
- * validator, not DRAM. The same pieces for the same @d and @size in every
- * program. *@count receives how many, *@bytes their sum.
+ * @d, POOL_BYTES in all but at least 2: few enough to stay in L2, so
+ * that the tables measure the validator, not DRAM. The same pieces for
+ * the same @d and @size in every program. *@count receives how many,
+ * *@bytes their sum. A pool repeats: a recent CPU's branch predictor
+ * learns much of its branches' history over a pass (pool_seconds()).
  */
 struct piece *dataset_pool(const struct dataset *d, size_t size,
 			   size_t *count, size_t *bytes);
 
 /*
- * Seconds one pass of @reps rounds over @pool takes @fn, or a negative
- * number if @fn rejects a piece (all of them are valid).
+ * Seconds one pass of @reps rounds over @pool takes @fn, after one pass
+ * untimed, or a negative number if @fn rejects a piece (all of them are
+ * valid). The untimed pass puts every implementation on the same footing:
+ * without it, one that runs after the same code over the same pool (the
+ * automatic path's column, then that path's forced one) met a branch
+ * predictor trained for it, where the others met a cold one, which at
+ * 1 MiB (one pass a sample) made the same code 20-40 % apart on mixed
+ * text (AMD Zen 5).
  */
 double pool_seconds(validator_fn fn, const struct piece *pool, size_t count,
 		    size_t reps);
