@@ -7,6 +7,8 @@
 #ifndef UTF8NAMES_KERNEL_BPF_H
 #define UTF8NAMES_KERNEL_BPF_H
 
+#include <linux/types.h>
+
 #define EACCES		13
 #define EPERM		1
 #define EFAULT		14
@@ -15,8 +17,9 @@
 #define EILSEQ		84
 
 /*
- * include/uapi/linux/btrfs.h, magic.h, ocfs2's and bcachefs's ioctls: the
- * file systems the kernel's copies concern, and what their ioctls take
+ * include/uapi/linux/magic.h and the file systems' ioctls (btrfs.h,
+ * ocfs2's and bcachefs's): the file systems whose ioctls make names, and
+ * what those take; include/linux/err.h
  */
 #define BTRFS_SUPER_MAGIC		0x9123683e
 #define BTRFS_IOC_SNAP_CREATE		0x50009401	/* vol_args */
@@ -27,7 +30,6 @@
 #define OCFS2_IOC_REFLINK		0x40186f04	/* reflink_arguments */
 #define BCH_IOCTL_SUBVOLUME_CREATE	0x4020bc10	/* bch_ioctl_subvolume */
 #define BCACHEFS_SUPER_MAGIC		0xca451a4e
-#define BPF_FS_MAGIC			0xcafe4a11
 #define MAX_ERRNO			4095
 /* include/linux/fs.h, include/uapi/linux/stat.h */
 #define MAY_WRITE			0x2
