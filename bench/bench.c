@@ -10,9 +10,10 @@
  *   bench --callgrind      one pass per cell between callgrind dumps, for
  *                          scripts/run-bench to turn into instructions/byte
  *
- * Every size rotates through many distinct buffers cut at character
- * boundaries from different offsets (bench/datasets.c), so the branch
- * predictor cannot learn one buffer. The utf8val core is compiled with
+ * Every size rotates through distinct buffers cut at character
+ * boundaries from different offsets (bench/datasets.c), each timed after
+ * untimed passes that leave the branch predictor as warm for every
+ * implementation (pool_seconds()). The utf8val core is compiled with
  * the kernel's code generation flags (see Makefile); the peers are
  * Debian's builds; "ceiling" is a plain vector load loop over the same
  * buffers (bench/read_ceiling.c).

@@ -32,31 +32,35 @@ struct piece {
  * that is there, then random multi-byte text; a missing corpus is
  * reported on stdout with a leading '#'. Returns how many.
  */
-#define MAX_DATASETS	10
+#define MAX_DATASETS	12
 size_t datasets_load(struct dataset *sets, const char *shared);
 
 /*
  * Distinct buffers of @size bytes to @size + 3 (cut at character
  * boundaries, so that a kernel threshold of @size applies to each) from
- * @d, POOL_BYTES in all but at least 2: few enough to stay in L2, so
- * that the tables measure the validator, not DRAM. The same pieces for
- * the same @d and @size in every program. *@count receives how many,
- * *@bytes their sum. A pool repeats: a recent CPU's branch predictor
- * learns much of its branches' history over a pass (pool_seconds()).
+ * @d, POOL_BYTES in all but at least 2 (so 2 MiB at 1 MiB): few enough
+ * to stay in the caches, so that the tables measure the validator, not
+ * DRAM. The same pieces for the same @d and @size in every program.
+ * *@count receives how many, *@bytes their sum. A pool repeats, and a
+ * short corpus repeats within a piece too (pool_seconds() says what the
+ * branch predictor makes of that).
  */
 struct piece *dataset_pool(const struct dataset *d, size_t size,
 			   size_t *count, size_t *bytes);
 
 /*
- * Seconds one pass of @reps rounds over @pool takes @fn, after one pass
- * untimed, or a negative number if @fn rejects a piece (all of them are
- * valid). The untimed pass puts every implementation on the same footing:
- * without it, one that runs after the same code over the same pool (the
- * automatic path's column, then that path's forced one) met a branch
- * predictor trained for it, where the others met a cold one, which at
- * 1 MiB (one pass a sample) made the same code 20-40 % apart on mixed
- * text (AMD Zen 5).
+ * Seconds @reps passes over @pool take @fn, or a negative number if @fn
+ * rejects a piece (all of them are valid). Untimed passes go first, until
+ * two agree within 2 % (WARM_PASSES at most): the pool repeats, and a
+ * recent CPU's branch predictor learns much of it in a pass or two, so
+ * every implementation is timed as warm as it gets. With a single
+ * untimed pass or none, one that ran after the same code over the same
+ * pool (the automatic path's column, then that path's forced one) met a
+ * predictor trained for it, and the others a colder one: on an AMD EPYC
+ * Zen 5 at 1 MiB the same code measured 20-40 % apart on mixed text.
+ * Text validated once is colder than this.
  */
+#define WARM_PASSES	6
 double pool_seconds(validator_fn fn, const struct piece *pool, size_t count,
 		    size_t reps);
 
