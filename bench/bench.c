@@ -12,8 +12,8 @@
  *
  * Every size rotates through distinct buffers cut at character
  * boundaries from different offsets (bench/datasets.c), each timed after
- * untimed passes that leave the branch predictor as warm for every
- * implementation (pool_seconds()). The utf8val core is compiled with
+ * untimed passes, until its timing settles (pool_seconds(): the branch
+ * predictor learns a pool). The utf8val core is compiled with
  * the kernel's code generation flags (see Makefile); the peers are
  * Debian's builds; "ceiling" is a plain vector load loop over the same
  * buffers (bench/read_ceiling.c).

@@ -4,8 +4,8 @@
  * time from a fixed seed and the files of ../shared, so two runs measure
  * the same bytes.
  */
-#include <stdio.h>
 #include <assert.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>

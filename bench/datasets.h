@@ -11,7 +11,7 @@
 #include "bench/peers.h"
 
 #define DATASET_LEN	(8u << 20)	/* text each dataset is cut from */
-#define POOL_BYTES	(512u << 10)	/* distinct buffers per size: L2-sized */
+#define POOL_BYTES	(512u << 10)	/* distinct buffers per size, cache-sized */
 
 struct dataset {
 	const char *name;
@@ -29,8 +29,9 @@ struct piece {
 /*
  * Fill @sets (room for MAX_DATASETS) with every dataset this machine can
  * build: random ASCII, each corpus of @shared (the path of ../shared)
- * that is there, then random multi-byte text; a missing corpus is
- * reported on stdout with a leading '#'. Returns how many.
+ * that is there, lines of two of them in turn, all of them in a row,
+ * then random multi-byte text; a missing corpus is reported on stdout
+ * with a leading '#'. Returns how many.
  */
 #define MAX_DATASETS	12
 size_t datasets_load(struct dataset *sets, const char *shared);
@@ -53,11 +54,12 @@ struct piece *dataset_pool(const struct dataset *d, size_t size,
  * rejects a piece (all of them are valid). Untimed passes go first, until
  * two agree within 2 % (WARM_PASSES at most): the pool repeats, and a
  * recent CPU's branch predictor learns much of it in a pass or two, so
- * every implementation is timed as warm as it gets. With a single
- * untimed pass or none, one that ran after the same code over the same
- * pool (the automatic path's column, then that path's forced one) met a
- * predictor trained for it, and the others a colder one: on an AMD EPYC
- * Zen 5 at 1 MiB the same code measured 20-40 % apart on mixed text.
+ * every implementation is timed as warm as it gets. With none, one that
+ * ran after the same code over the same pool (the automatic path's
+ * column, then that path's forced one) met a predictor trained for it,
+ * and the others a colder one: on an AMD EPYC Zen 5 at 1 MiB the same
+ * code measured 20-40 % apart on mixed text; one pass narrowed that,
+ * without closing it.
  * Text validated once is colder than this.
  */
 #define WARM_PASSES	6
