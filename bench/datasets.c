@@ -286,17 +286,17 @@ static double one_pass(validator_fn fn, const struct piece *pool, size_t count)
 double pool_seconds(validator_fn fn, const struct piece *pool, size_t count,
 		    size_t reps)
 {
-	double t = 0, last = one_pass(fn, pool, count);
+	double t, last = 0;
 
 	/* untimed passes until two agree within 2 % (at most WARM_PASSES) */
-	for (int pass = 1; last >= 0 && pass < WARM_PASSES; pass++) {
+	for (int pass = 0; pass < WARM_PASSES; pass++) {
 		t = one_pass(fn, pool, count);
-		if (t < 0 || (t > 0.98 * last && t < 1.02 * last))
+		if (t < 0)
+			return -1;
+		if (t > 0.98 * last && t < 1.02 * last)
 			break;
 		last = t;
 	}
-	if (last < 0 || t < 0)
-		return -1;
 	t = 0;
 	for (size_t rep = 0; rep < reps; rep++) {
 		double pass = one_pass(fn, pool, count);
