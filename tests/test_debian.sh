@@ -29,9 +29,11 @@ mkdir -p "$work/utf8val-$version"
 # the tree as it stands: tracked files and new ones not ignored
 git -C "$top" ls-files -z --cached --others --exclude-standard |
 	(cd "$top" && xargs -0 cp --parents -t "$work/utf8val-$version")
-# (its make check runs the shared test vectors, from beside this tree)
+# (its make check runs the shared test vectors, from beside this tree or
+# where UTF8VAL_SHARED says)
 out=$(cd "$work/utf8val-$version" &&
-      UTF8VAL_SHARED=$(cd "$top/.." && pwd)/shared dpkg-buildpackage -us -uc -b 2>&1)
+      UTF8VAL_SHARED=${UTF8VAL_SHARED:-$(cd "$top/.." && pwd)/shared} \
+      dpkg-buildpackage -us -uc -b 2>&1)
 built=$?
 # (what failed in make check, then the end of what the build said
 # without make's and dpkg's own lines: scripts/test.sh's summary shows a
