@@ -31,8 +31,11 @@ class Machine:
     """One system: a copy-on-write disk over the cached image, its own
     firmware variables (enrolled keys persist across its reboots)."""
 
-    def __init__(self, image, key, workdir, arch="amd64", secure_boot=True,
-                 mem=2048, smp=2):
+    def __init__(self, image, key, workdir, arch="amd64", mem=2048, smp=2):
+        # Secure Boot on amd64, with Microsoft's keys, as PCs ship; arm64
+        # boots Debian's signed shim too, on firmware without Secure Boot
+        secure_boot = arch == "amd64"
+        self.secure_boot = secure_boot
         self.arch = arch
         self.key = key
         self.workdir = workdir
@@ -65,7 +68,9 @@ class Machine:
             shutil.copy(os.path.join(AAVMF, "AAVMF_VARS.fd"), self.vars)
             self.argv = [
                 "qemu-system-aarch64", "-machine", "virt", "-accel", "tcg",
-                "-cpu", "max",
+                # (pointer authentication by qemu's own hash: its
+                # documentation's advice for speed; QARMA is slow emulated)
+                "-cpu", "max,pauth-impdef=on",
                 "-drive", "if=pflash,format=raw,unit=0,readonly=on,file=" + code,
                 "-drive", "if=pflash,format=raw,unit=1,file=" + self.vars,
             ]
