@@ -16,8 +16,8 @@
 # --all adds what the default run (CI's) leaves out for time, each a skip
 # there that names this option: the KCSAN kernel, KUnit under UML (the
 # AVX-512 path in kernel context), the system test's upgrade from the
-# previous release, and stress and lifecycle on arm64's and riscv64's
-# newest kernels (README, "One suite at a time").
+# previous release and its arm64 system, and stress and lifecycle on
+# arm64's and riscv64's newest kernels (README, "One suite at a time").
 set -u
 case $#:${1:-} in
 0:)	all= ;;
@@ -69,7 +69,7 @@ done
 # at the start and at the end too.
 left_out=
 [ -n "$all" ] ||
-	left_out="the KCSAN kernel, KUnit under UML, the system test's upgrade from 1.0.0, stress and lifecycle on arm64's and riscv64's newest kernels (scripts/test.sh --all runs them)"
+	left_out="the KCSAN kernel, KUnit under UML, the system test's upgrade from 1.0.0 and its arm64 system, stress and lifecycle on arm64's and riscv64's newest kernels (scripts/test.sh --all runs them)"
 [ -z "$left_out" ] || echo "# left out: $left_out" | tee -a "$log"
 
 cpu_now() {	# cpu=: CPU seconds (user and system) of this shell's ended
@@ -231,6 +231,15 @@ launch after $imaged made $packaged build/deb/.built \
 	suite "system: Debian 13 with Secure Boot, the packages as installed" plan \
 	env DEBS="$PWD/build/deb" scripts/system/run ${left_out:+--without-previous} trixie amd64
 held+=("$started")
+# Debian 13 on arm64 (no Secure Boot there; its packages built in an
+# arm64 chroot): only with --all, for CI's time.
+if [ -n "$all" ]; then
+	start suite "system: Debian 13 on arm64, the packages as installed" plan \
+		scripts/system/run trixie arm64
+else
+	start suite "system: Debian 13 on arm64" 0 \
+		echo "ok - trixie arm64: the system test # SKIP scripts/test.sh --all runs it"
+fi
 # The detector kernels, 6.12 from Debian's source (tinyconfig, a few
 # minutes each): KASAN, UBSAN, lockdep, kmemleak, KFENCE, fault injection
 # and KUnit; with --all, KCSAN (which excludes KASAN). Built beside the
