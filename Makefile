@@ -380,8 +380,23 @@ SIMDUTF_LIBS	?= -L$(SIMDUTF_LIBDIR) -Wl,-rpath,$(abspath $(SIMDUTF_LIBDIR)) -lsi
 SIMDUTF_FETCH	:= $(if $(filter command line,$(origin SIMDUTF_CFLAGS)),,$(SIMDUTF_ROOT)/.pkg-libsimdutf35)
 $(SIMDUTF_ROOT)/.pkg-libsimdutf35:
 	scripts/fetch-sysroot sid/$(shell dpkg --print-architecture) libsimdutf-dev libsimdutf35 >/dev/null
+# simdutf's current source, newer than the package (../shared/peers/
+# simdutf, its README): built as simdutf builds it (-O3), its namespace
+# renamed beside the package's, its C API (the same names as the
+# package's) kept local.
+SIMDUTF_NOW	:= $(abspath $(CURDIR)/../shared)/peers/simdutf
+SIMDUTF_NOW_NS	:= -Dsimdutf=simdutf_now
+$(BUILD)/bench/simdutf_now.o: $(SIMDUTF_NOW)/simdutf.cpp $(SIMDUTF_NOW)/simdutf.h
+	@mkdir -p $(@D)
+	$(CXX) -O3 -std=c++17 $(SIMDUTF_NOW_NS) -c $< -o $@
+	objcopy --wildcard --localize-symbol='simdutf_*' $@
+$(BUILD)/bench/peers_simdutf_now.o: bench/peers_simdutf.cc bench/peers.h $(SIMDUTF_NOW)/simdutf.h
+	@mkdir -p $(@D)
+	$(CXX) -O2 -g -std=c++17 -Wall -Wextra -DSIMDUTF_NOW $(SIMDUTF_NOW_NS) \
+		-I$(SIMDUTF_NOW) -c $< -o $@
 PEERS		:= $(BUILD)/bench/peers.o $(BUILD)/bench/peers_simdjson.o \
-		   $(BUILD)/bench/peers_simdutf.o
+		   $(BUILD)/bench/peers_simdutf.o $(BUILD)/bench/peers_simdutf_now.o \
+		   $(BUILD)/bench/simdutf_now.o
 # The inputs and the read ceiling, shared by the tables.
 BENCH_COMMON	:= bench/datasets.c bench/read_ceiling.c
 BENCH_COMMON_HDR := bench/datasets.h bench/read_ceiling.h bench/peers.h utf8val.h

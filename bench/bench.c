@@ -7,6 +7,12 @@
  *                          every size or only S bytes), with each row's
  *                          goal, then the short-string table (ns a call)
  *   bench --short          the short-string table alone
+ *   bench --fresh [--size S]
+ *                          the GB/s table on text never seen before
+ *                          (fresh_table())
+ *   bench --offsets        check beside simdutf's AVX-512 kernels, each
+ *                          buffer 0, 1 and 33 bytes past a 64-byte
+ *                          boundary (offset_table())
  *   bench --callgrind      one pass per cell between callgrind dumps, for
  *                          scripts/run-bench to turn into instructions/byte
  *
@@ -20,15 +26,17 @@
  *
  * The goals of a row, each a ratio of speeds in this run (check is the
  * automatic path, through a function pointer as any caller; "peer" the
- * fastest simdutf or simdjson kernel; su_haswell simdutf's AVX2 kernel):
+ * fastest simdutf or simdjson kernel, simdutf's package (su_) or its
+ * current source (sn_); "haswell" the faster of simdutf's two AVX2
+ * kernels):
  *   16 bytes to 1 KiB   check/peer >= 1.00
  *   4 KiB and more      text with multi-byte characters: check/peer and
- *                       check_avx2/su_haswell >= 1.15;
+ *                       check_avx2/haswell >= 1.15;
  *                       mostly ASCII (MAINTAINERS, ISO 3166-2 JSON):
  *                       check/peer >= 1.15, check/ceiling >= 0.85 and
- *                       check_avx2/su_haswell >= 1.05;
+ *                       check_avx2/haswell >= 1.05;
  *                       ASCII: check/ceiling >= 0.85 and
- *                       check_avx2/su_haswell >= 1.05.
+ *                       check_avx2/haswell >= 1.05.
  * Of a short-string set: no slower a call than the fastest peer. A goal
  * whose peer is missing (not installed, or a path the CPU lacks) is "n/a".
  */
@@ -81,6 +89,8 @@ enum {
 	SU_WESTMERE,
 	SU_HASWELL,
 	SU_ICELAKE,
+	SN_HASWELL,	/* simdutf's current source (peer_simdutf_now()) */
+	SN_ICELAKE,
 	READ_CEILING
 };
 static struct impl impls[] = {
@@ -97,6 +107,8 @@ static struct impl impls[] = {
 	[SU_WESTMERE] = { "su_westmere", NULL, SIMD_PEER },
 	[SU_HASWELL] = { "su_haswell", NULL, SIMD_PEER },
 	[SU_ICELAKE] = { "su_icelake", NULL, SIMD_PEER },
+	[SN_HASWELL] = { "sn_haswell", NULL, SIMD_PEER },
+	[SN_ICELAKE] = { "sn_icelake", NULL, SIMD_PEER },
 	[READ_CEILING] = { "ceiling", NULL, CEILING },
 };
 #define NIMPLS (sizeof(impls) / sizeof(impls[0]))
@@ -108,13 +120,15 @@ static const size_t sizes[] = { 16, 64, 256, 1024, 4096, 65536, 1 << 20 };
 /* The AVX2 path forced, the column beside simdutf's AVX2 kernel. */
 static int avx2_column = -1;
 
-/* simdutf's kernel called @name, if this CPU runs it. */
-static validator_fn peer_simdutf_named(const char *name)
+/* simdutf's kernel called @name in a build of it, if this CPU runs it. */
+static validator_fn peer_simdutf_named(const char *(*build)(unsigned int,
+							     validator_fn *),
+				       const char *name)
 {
 	validator_fn fn;
 	const char *n;
 
-	for (unsigned int i = 0; (n = peer_simdutf(i, &fn)); i++)
+	for (unsigned int i = 0; (n = build(i, &fn)); i++)
 		if (!strcmp(n, name))
 			return fn;
 	return NULL;
@@ -246,7 +260,8 @@ static void row_goals(const char *set, size_t size, const double *best,
 		goal("check/peer", best[CHECK], peer, 1.15, missed);
 	if (kind != MULTI_BYTE)
 		goal("check/ceil", best[CHECK], ceil, 0.85, missed);
-	goal("avx2/su_haswell", avx2, best[SU_HASWELL],
+	goal("avx2/haswell", avx2, best[SU_HASWELL] < best[SN_HASWELL] ?
+	     best[SU_HASWELL] : best[SN_HASWELL],
 	     kind == MULTI_BYTE ? 1.15 : 1.05, missed);
 }
 
@@ -289,6 +304,139 @@ static int gb_table(const struct dataset *data, size_t ndata, int rounds,
 	return 0;
 }
 
+/*
+ * GB/s on text no implementation has seen (dataset_fresh()): each pass
+ * of each implementation over FRESH_BYTES drawn anew, cut into pieces
+ * of a size; the sum of FRESH_PASSES such passes, each after none
+ * untimed. What a validator's first look at a file costs, where the
+ * GB/s table's warm pool lets the branch predictor learn its pieces.
+ */
+#define FRESH_BYTES	(2u << 20)
+#define FRESH_PASSES	32
+static int fresh_table(const struct dataset *data, size_t ndata,
+		       size_t only_size)
+{
+	static const size_t fresh_sizes[] = { 4096, 65536, 1 << 20 };
+	u8 *buf = aligned_alloc(64, FRESH_BYTES);
+	struct piece *pieces = malloc(FRESH_BYTES / 4096 * sizeof(*pieces));
+
+	if (!buf || !pieces)
+		return 1;
+	printf("\n== GB/s on text never seen before (fresh runs of each corpus, a pass each)\n");
+	header("dataset", "size", "");
+	for (size_t di = 0; di < ndata; di++) {
+		for (size_t si = 0; si < sizeof(fresh_sizes) / sizeof(*fresh_sizes); si++) {
+			size_t size = fresh_sizes[si];
+			double t[NIMPLS] = { 0 }, bytes[NIMPLS] = { 0 };
+
+			if (only_size && size != only_size)
+				continue;
+			for (int pass = 0; pass < FRESH_PASSES; pass++) {
+				for (size_t k = 0; k < NIMPLS; k++) {
+					size_t len, n = 0, total = 0;
+					double start;
+					int ok = 0;
+
+					if (!impls[k].fn)
+						continue;
+					len = dataset_fresh(&data[di], buf,
+							    FRESH_BYTES);
+					for (size_t at = 0; len - at >= size; n++) {
+						size_t end = size;
+
+						while ((buf[at + end] & 0xc0) == 0x80)
+							end--;
+						pieces[n] = (struct piece){ buf + at, end };
+						total += end;
+						at += end;
+					}
+					select_path(&impls[k]);
+					start = bench_now();
+					for (size_t i = 0; i < n; i++)
+						ok += impls[k].fn(pieces[i].p,
+								  pieces[i].len);
+					t[k] += bench_now() - start;
+					bytes[k] += total;
+					if (ok != (int)n) {
+						printf("%s rejects valid %s text\n",
+						       impls[k].name, data[di].name);
+						return 1;
+					}
+				}
+			}
+			printf("%-15s %8zu", data[di].name, size);
+			for (size_t k = 0; k < NIMPLS; k++)
+				if (impls[k].fn)
+					printf(" %*.2f", width(&impls[k]),
+					       bytes[k] / t[k] * 1e-9);
+			printf("\n");
+			fflush(stdout);
+		}
+	}
+	free(pieces);
+	free(buf);
+	return 0;
+}
+
+/*
+ * Where a buffer starts matters to a kernel that aligns its reads
+ * (simdutf's AVX-512 validator, from 2 KiB): check beside simdutf's
+ * AVX-512 kernels with every piece 0, 1 and 33 bytes past a 64-byte
+ * boundary, 4 KiB to 1 MiB. Goal: check/icelake (the faster of the two)
+ * >= 1.15 on text with multi-byte characters, >= 1.00 on the rest.
+ */
+static int offset_table(const struct dataset *data, size_t ndata, int rounds,
+			int *missed)
+{
+	static const size_t offsets[] = { 0, 1, 33 };
+	static const size_t at_sizes[] = { 4096, 65536, 1 << 20 };
+	validator_fn saved[NIMPLS];
+
+	printf("\n== GB/s by where each buffer starts: offset bytes past a 64-byte boundary\n");
+	if (!impls[SU_ICELAKE].fn && !impls[SN_ICELAKE].fn) {
+		printf("# no simdutf AVX-512 kernel runs on this CPU\n");
+		return 0;
+	}
+	for (size_t k = 0; k < NIMPLS; k++) {
+		saved[k] = impls[k].fn;
+		if (k != CHECK && k != SU_ICELAKE && k != SN_ICELAKE)
+			impls[k].fn = NULL;
+	}
+	header("dataset", "size", "offset  goal: speed ratio>=goal");
+	for (size_t di = 0; di < ndata; di++) {
+		for (size_t si = 0; si < sizeof(at_sizes) / sizeof(*at_sizes); si++) {
+			for (size_t oi = 0; oi < sizeof(offsets) / sizeof(*offsets); oi++) {
+				size_t count, bytes;
+				struct piece *pool;
+				double best[NIMPLS];
+
+				pool = dataset_pool_at(&data[di], at_sizes[si],
+						       offsets[oi], &count,
+						       &bytes);
+				if (!measure(pool, count, PASS_BYTES / bytes + 1,
+					     rounds, bytes, best, data[di].name))
+					return 1;
+				free(pool);
+				printf("%-15s %8zu", data[di].name, at_sizes[si]);
+				for (size_t k = 0; k < NIMPLS; k++)
+					if (impls[k].fn)
+						printf(" %*.2f", width(&impls[k]),
+						       1e-9 / best[k]);
+				printf(" %6zu", offsets[oi]);
+				goal("check/icelake", best[CHECK],
+				     fastest(best, SIMD_PEER),
+				     text_kind(data[di].name) == MULTI_BYTE ?
+				     1.15 : 1.00, missed);
+				printf("\n");
+				fflush(stdout);
+			}
+		}
+	}
+	for (size_t k = 0; k < NIMPLS; k++)
+		impls[k].fn = saved[k];
+	return 0;
+}
+
 static int short_table(const struct short_set *sets, size_t nsets, int rounds,
 		       bool callgrind, int *missed)
 {
@@ -326,7 +474,8 @@ int main(int argc, char **argv)
 	struct short_set shorts[MAX_SHORT_SETS];
 	size_t ndata, nshort;
 	int rounds = 9, missed = 0;
-	bool callgrind = false, only_short = false;
+	bool callgrind = false, only_short = false, offsets = false;
+	bool fresh = false;
 	size_t only_size = 0;
 
 	for (int i = 1; i < argc; i++) {
@@ -338,6 +487,10 @@ int main(int argc, char **argv)
 			only_size = strtoul(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--short"))
 			only_short = true;
+		else if (!strcmp(argv[i], "--offsets"))
+			offsets = true;
+		else if (!strcmp(argv[i], "--fresh"))
+			fresh = true;
 	}
 	for (int p = 1; p < NR_UTF8VAL_PATHS; p++) {
 		static char names[NR_UTF8VAL_PATHS][24];
@@ -352,10 +505,12 @@ int main(int argc, char **argv)
 	impls[SJ_FALLBACK].fn = peer_simdjson("fallback");
 	impls[SJ_HASWELL].fn = peer_simdjson("haswell");
 	impls[SJ_ICELAKE].fn = peer_simdjson("icelake");
-	impls[SU_FALLBACK].fn = peer_simdutf_named("fallback");
-	impls[SU_WESTMERE].fn = peer_simdutf_named("westmere");
-	impls[SU_HASWELL].fn = peer_simdutf_named("haswell");
-	impls[SU_ICELAKE].fn = peer_simdutf_named("icelake");
+	impls[SU_FALLBACK].fn = peer_simdutf_named(peer_simdutf, "fallback");
+	impls[SU_WESTMERE].fn = peer_simdutf_named(peer_simdutf, "westmere");
+	impls[SU_HASWELL].fn = peer_simdutf_named(peer_simdutf, "haswell");
+	impls[SU_ICELAKE].fn = peer_simdutf_named(peer_simdutf, "icelake");
+	impls[SN_HASWELL].fn = peer_simdutf_named(peer_simdutf_now, "haswell");
+	impls[SN_ICELAKE].fn = peer_simdutf_named(peer_simdutf_now, "icelake");
 	impls[READ_CEILING].fn = read_ceiling();
 	/* a forced path the CPU lacks would only repeat another column */
 	for (size_t k = 0; k < NIMPLS; k++)
@@ -378,6 +533,14 @@ int main(int argc, char **argv)
 			       shorts[i].name, shorts[i].count,
 			       100.0 * shorts[i].non_ascii / shorts[i].count,
 			       shorts[i].what);
+	}
+	if (fresh)
+		return fresh_table(data, ndata, only_size);
+	if (offsets) {
+		if (offset_table(data, ndata, rounds, &missed))
+			return 1;
+		printf("\n# goals missed: %d\n", missed);
+		return 0;
 	}
 	if ((!only_short &&
 	     gb_table(data, ndata, rounds, only_size, callgrind, &missed)) ||

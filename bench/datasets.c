@@ -5,6 +5,7 @@
  * the same bytes.
  */
 #include <assert.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -263,7 +264,54 @@ struct piece *dataset_pool(const struct dataset *d, size_t size,
 	return pool;
 }
 
-static double now(void)
+size_t dataset_fresh(const struct dataset *d, u8 *buf, size_t room)
+{
+	size_t at = 0;
+
+	while (at + FRESH_RUN + 1024 <= room) {
+		size_t start = rng() % (d->len - FRESH_RUN - 2048), end, n;
+
+		/* from the next line start, if one is near, else a character */
+		for (n = start; n < start + 1024 && d->text[n] != '\n'; n++)
+			;
+		start = n < start + 1024 ? n + 1 : start;
+		while ((d->text[start] & 0xc0) == 0x80)
+			start++;
+		end = start + FRESH_RUN;
+		for (n = end; n < end + 1024 && d->text[n - 1] != '\n'; n++)
+			;
+		end = n < end + 1024 ? n : end;
+		while ((d->text[end] & 0xc0) == 0x80)
+			end++;
+		memcpy(buf + at, d->text + start, end - start);
+		at += end - start;
+	}
+	return at;
+}
+
+struct piece *dataset_pool_at(const struct dataset *d, size_t size,
+			      size_t offset, size_t *count, size_t *bytes)
+{
+	struct piece *from = dataset_pool(d, size, count, bytes), *pool;
+	size_t room = *bytes + *count * 128 + 64;
+	u8 *at;
+
+	/* the pieces' table, then their copies, each from a boundary */
+	pool = aligned_alloc(64, (*count * sizeof(*pool) + room + 63) & ~63ul);
+	if (!pool)
+		abort();
+	at = (u8 *)(pool + *count);
+	for (size_t i = 0; i < *count; i++) {
+		at = (u8 *)(((uintptr_t)at + 63) & ~(uintptr_t)63) + offset;
+		memcpy(at, from[i].p, from[i].len);
+		pool[i] = (struct piece){ at, from[i].len };
+		at += from[i].len;
+	}
+	free(from);
+	return pool;
+}
+
+double bench_now(void)
 {
 	struct timespec ts;
 
@@ -275,11 +323,11 @@ static double now(void)
 static double one_pass(validator_fn fn, const struct piece *pool, size_t count)
 {
 	size_t ok = 0;
-	double t = now();
+	double t = bench_now();
 
 	for (size_t i = 0; i < count; i++)
 		ok += fn(pool[i].p, pool[i].len);
-	t = now() - t;
+	t = bench_now() - t;
 	return ok == count ? t : -1;
 }
 

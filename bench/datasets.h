@@ -50,6 +50,28 @@ struct piece *dataset_pool(const struct dataset *d, size_t size,
 			   size_t *count, size_t *bytes);
 
 /*
+ * dataset_pool()'s pieces, each copied to start @offset bytes (0 to 63)
+ * past a 64-byte boundary: where a kernel's aligned reads begin matters
+ * (simdutf's AVX-512 validator aligns its reads from 2 KiB on). One
+ * allocation: free() the pool frees the copies.
+ */
+struct piece *dataset_pool_at(const struct dataset *d, size_t size,
+			      size_t offset, size_t *count, size_t *bytes);
+
+/*
+ * Text no program of this run has seen before: about @room bytes of
+ * runs of FRESH_RUN bytes (to the next line end) from random places of
+ * @d, into @buf, each from a line start where @d has lines, else from a
+ * character boundary; a random pool's pieces repeat, and a recent CPU's
+ * branch predictor learns them (pool_seconds()), which a validator's
+ * first look at a file never meets. Returns the bytes written.
+ */
+#define FRESH_RUN	4096
+/* A monotonic clock, in seconds. */
+double bench_now(void);
+size_t dataset_fresh(const struct dataset *d, u8 *buf, size_t room);
+
+/*
  * Seconds @reps passes over @pool take @fn, or a negative number if @fn
  * rejects a piece (all of them are valid). Untimed passes go first, until
  * two agree within 2 % (WARM_PASSES at most): the pool repeats, and a

@@ -3,10 +3,18 @@
 // callable from C; apart from the other peers, so that another CPU's build
 // needs only simdutf (bench/emu_icount.c on riscv64, where Debian has
 // simdutf but no simdjson with a vector kernel).
+// Built twice: against Debian's package (peer_simdutf()), and with
+// SIMDUTF_NOW against simdutf's current source in ../shared/peers/simdutf
+// (peer_simdutf_now()), whose namespace the Makefile renames so that both
+// link into one program.
 #include <simdutf.h>
 #include <string>
 
 #include "peers.h"
+
+#ifdef SIMDUTF_NOW
+#define peer_simdutf peer_simdutf_now
+#endif
 
 // x86-64's four (icelake, haswell, westmere, fallback) at most
 #define SIMDUTF_MAX	4
