@@ -313,6 +313,37 @@ static int gb_table(const struct dataset *data, size_t ndata, int rounds,
  */
 #define FRESH_BYTES	(2u << 20)
 #define FRESH_PASSES	32
+
+/*
+ * One pass of implementation @k over fresh text of @d in pieces of
+ * @size: adds its seconds to *@t and its bytes to *@bytes. False if it
+ * rejects a piece.
+ */
+static bool fresh_pass(size_t k, const struct dataset *d, size_t size,
+		       u8 *buf, struct piece *pieces, double *t, double *bytes)
+{
+	size_t len = dataset_fresh(d, buf, FRESH_BYTES), n = 0, at = 0;
+	double start;
+	size_t ok = 0;
+
+	for (; len - at >= size; at += pieces[n++].len) {
+		size_t end = size;
+
+		while ((buf[at + end] & 0xc0) == 0x80)
+			end--;
+		pieces[n] = (struct piece){ buf + at, end };
+	}
+	select_path(&impls[k]);
+	start = bench_now();
+	for (size_t i = 0; i < n; i++)
+		ok += impls[k].fn(pieces[i].p, pieces[i].len);
+	*t += bench_now() - start;
+	*bytes += at;
+	if (ok != n)
+		printf("%s rejects valid %s text\n", impls[k].name, d->name);
+	return ok == n;
+}
+
 static int fresh_table(const struct dataset *data, size_t ndata,
 		       size_t only_size)
 {
@@ -325,45 +356,18 @@ static int fresh_table(const struct dataset *data, size_t ndata,
 	printf("\n== GB/s on text never seen before (fresh runs of each corpus, a pass each)\n");
 	header("dataset", "size", "");
 	for (size_t di = 0; di < ndata; di++) {
-		for (size_t si = 0; si < sizeof(fresh_sizes) / sizeof(*fresh_sizes); si++) {
-			size_t size = fresh_sizes[si];
+		for (size_t si = 0; si < ARRAY_SIZE(fresh_sizes); si++) {
 			double t[NIMPLS] = { 0 }, bytes[NIMPLS] = { 0 };
+			size_t size = fresh_sizes[si];
 
 			if (only_size && size != only_size)
 				continue;
-			for (int pass = 0; pass < FRESH_PASSES; pass++) {
-				for (size_t k = 0; k < NIMPLS; k++) {
-					size_t len, n = 0, total = 0;
-					double start;
-					int ok = 0;
-
-					if (!impls[k].fn)
-						continue;
-					len = dataset_fresh(&data[di], buf,
-							    FRESH_BYTES);
-					for (size_t at = 0; len - at >= size; n++) {
-						size_t end = size;
-
-						while ((buf[at + end] & 0xc0) == 0x80)
-							end--;
-						pieces[n] = (struct piece){ buf + at, end };
-						total += end;
-						at += end;
-					}
-					select_path(&impls[k]);
-					start = bench_now();
-					for (size_t i = 0; i < n; i++)
-						ok += impls[k].fn(pieces[i].p,
-								  pieces[i].len);
-					t[k] += bench_now() - start;
-					bytes[k] += total;
-					if (ok != (int)n) {
-						printf("%s rejects valid %s text\n",
-						       impls[k].name, data[di].name);
+			for (int pass = 0; pass < FRESH_PASSES; pass++)
+				for (size_t k = 0; k < NIMPLS; k++)
+					if (impls[k].fn &&
+					    !fresh_pass(k, &data[di], size, buf,
+							pieces, &t[k], &bytes[k]))
 						return 1;
-					}
-				}
-			}
 			printf("%-15s %8zu", data[di].name, size);
 			for (size_t k = 0; k < NIMPLS; k++)
 				if (impls[k].fn)
@@ -404,8 +408,8 @@ static int offset_table(const struct dataset *data, size_t ndata, int rounds,
 	}
 	header("dataset", "size", "offset  goal: speed ratio>=goal");
 	for (size_t di = 0; di < ndata; di++) {
-		for (size_t si = 0; si < sizeof(at_sizes) / sizeof(*at_sizes); si++) {
-			for (size_t oi = 0; oi < sizeof(offsets) / sizeof(*offsets); oi++) {
+		for (size_t si = 0; si < ARRAY_SIZE(at_sizes); si++) {
+			for (size_t oi = 0; oi < ARRAY_SIZE(offsets); oi++) {
 				size_t count, bytes;
 				struct piece *pool;
 				double best[NIMPLS];
