@@ -260,6 +260,118 @@ static unsigned long vector_paths_at_a_block_boundary(unsigned int *paths)
 	return bad;
 }
 
+/*
+ * Inputs long enough for a vector path to align its reads (AVX-512 from
+ * 2 KiB: the bytes up to the first 64-byte boundary as a block, the rest
+ * from the boundary on), starting at each offset from a boundary: each
+ * byte value and each pair of the ranges' edges, and whole and cut
+ * characters, placed across the start, the first boundary, the end of
+ * the core's first vector section (16 KiB, where a section that does not
+ * end the input ends with a block overlapping the one before) and the
+ * end. ASCII around them. Quick: six of the offsets.
+ */
+#define ALIGNED_LEN	(16384 + 2048 + 37)
+#define VALID_SEQUENCES	4	/* the first ones; the others are not */
+static const char *const sequences[] = {
+	"\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\xed\x9f\xbf",
+	"\xe2\x82", "\xf0\x9f\x98", "\xed\xa0\x80", "\xf4\x90\x80\x80",
+	"\xe0\x80\xaf", "\xc3\xa9\xa9",
+};
+
+/* Each path's functions, to call its block loop directly. */
+static const struct utf8val_simd_impl impls[NR_UTF8VAL_PATHS] = {
+	UTF8VAL_ARCH_IMPLS
+};
+
+/*
+ * Whether @path's block loop takes the valid input at @buf whole, as the
+ * core calls it: a section that does not end the input, then the rest.
+ * A loop that stops short of valid text gives the right answer all the
+ * same (the DFA takes the rest) at the DFA's speed: path_agrees() misses
+ * that.
+ */
+static bool taken_whole(int path, const u8 *buf)
+{
+	u64 chars = 0;
+
+	return impls[path].blocks(buf, 0, 16384, false, &chars) == 16384 &&
+	       impls[path].blocks(buf, 16384, ALIGNED_LEN, true, &chars) ==
+	       ALIGNED_LEN;
+}
+
+static unsigned long placed_near(int path, u8 *buf, size_t at)
+{
+	unsigned long bad = 0;
+
+	for (unsigned int v = 0; v < 256; v++) {
+		buf[at] = v;
+		bad += !path_agrees(path, buf, ALIGNED_LEN);
+	}
+	for (size_t a = 0; a < NEDGES; a++)
+		for (size_t b = 0; b < NEDGES && at + 1 < ALIGNED_LEN; b++) {
+			buf[at] = edges[a];
+			buf[at + 1] = edges[b];
+			bad += !path_agrees(path, buf, ALIGNED_LEN);
+		}
+	buf[at] = 'a';
+	if (at + 1 < ALIGNED_LEN)
+		buf[at + 1] = 'a';
+	for (size_t q = 0; q < ARRAY_SIZE(sequences); q++) {
+		size_t n = strlen(sequences[q]);
+
+		if (at + n > ALIGNED_LEN)
+			continue;
+		memcpy(buf + at, sequences[q], n);
+		bad += !path_agrees(path, buf, ALIGNED_LEN);
+		if (q < VALID_SEQUENCES && !taken_whole(path, buf) && ++bad <= 3)
+			printf("# %s's blocks stop short of valid text, a character at %zu\n",
+			       utf8val_path_name(path), at);
+		memset(buf + at, 'a', n);
+	}
+	return bad;
+}
+
+static unsigned long aligned_starts(int path)
+{
+	static const unsigned int quick_offsets[] = { 1, 3, 33, 61, 62, 63 };
+	static u8 area[ALIGNED_LEN + 64] __attribute__((aligned(64)));
+	unsigned long bad = 0;
+
+	for (unsigned int off = 0; off < 64; off++) {
+		u8 *buf = area + off;
+		/* the first boundary, a section's end, the end */
+		const size_t anchors[] = { 0, 64 - off, 16384, ALIGNED_LEN };
+		bool tried = !quick_run();
+
+		for (size_t i = 0; i < ARRAY_SIZE(quick_offsets); i++)
+			tried |= quick_offsets[i] == off;
+		if (!tried)
+			continue;
+		memset(buf, 'a', ALIGNED_LEN);
+		for (size_t a = 0; a < ARRAY_SIZE(anchors); a++)
+			for (size_t at = anchors[a] < 4 ? 0 : anchors[a] - 4;
+			     at <= anchors[a] + 1 && at < ALIGNED_LEN; at++)
+				bad += placed_near(path, buf, at);
+	}
+	return bad;
+}
+
+static unsigned long vector_paths_at_an_aligned_start(unsigned int *paths)
+{
+	unsigned long bad = 0;
+
+	*paths = 0;
+	for (int p = UTF8VAL_PATH_SCALAR + 1; p < NR_UTF8VAL_PATHS; p++) {
+		if ((int)utf8val_simd_select(p) != p)
+			continue;
+		++*paths;
+		path_compared(p);
+		bad += aligned_starts(p);
+	}
+	utf8val_simd_select(-1);
+	return bad;
+}
+
 int main(void)
 {
 	unsigned int paths;
@@ -315,5 +427,8 @@ vector:
 	tap_result(!bad, "all inputs of up to 2 or 3 bytes%s across block and group boundaries and in the tail at a guard page, %u vector paths against the scalar path: %lu mismatches",
 		   quick_run() ? " (quick: of 3, one byte over all values, the others at the ranges' edges)" : "",
 		   paths, bad);
+	bad = vector_paths_at_an_aligned_start(&paths);
+	tap_result(!bad, "inputs of %u bytes at %s offsets from a 64-byte boundary, bytes and characters across the start, the first boundary, a section's end and the end, %u vector paths against the scalar path: %lu mismatches",
+		   ALIGNED_LEN, quick_run() ? "six" : "all 64", paths, bad);
 	return tap_finish();
 }
