@@ -395,8 +395,9 @@ $(BUILD)/bench/peers_simdutf_now.o: bench/peers_simdutf.cc bench/peers.h $(SIMDU
 	$(CXX) -O2 -g -std=c++17 -Wall -Wextra -DSIMDUTF_NOW $(SIMDUTF_NOW_NS) \
 		-I$(SIMDUTF_NOW) -c $< -o $@
 PEERS		:= $(BUILD)/bench/peers.o $(BUILD)/bench/peers_simdjson.o \
-		   $(BUILD)/bench/peers_simdutf.o $(BUILD)/bench/peers_simdutf_now.o \
-		   $(BUILD)/bench/simdutf_now.o
+		   $(BUILD)/bench/peers_simdutf.o \
+		   $(if $(wildcard $(SIMDUTF_NOW)/simdutf.cpp),\
+			$(BUILD)/bench/peers_simdutf_now.o $(BUILD)/bench/simdutf_now.o)
 # The inputs and the read ceiling, shared by the tables.
 BENCH_COMMON	:= bench/datasets.c bench/read_ceiling.c
 BENCH_COMMON_HDR := bench/datasets.h bench/read_ceiling.h bench/peers.h utf8val.h
