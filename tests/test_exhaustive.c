@@ -242,7 +242,19 @@ static unsigned long placed(int path, unsigned int n,
 	return bad;
 }
 
-static unsigned long vector_paths_at_a_block_boundary(unsigned int *paths)
+static unsigned long block_boundaries(int path)
+{
+	unsigned long bad = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(placements); i++)
+		for (unsigned int n = 1; n <= placements[i].max_n; n++)
+			bad += placed(path, n, &placements[i]);
+	return bad;
+}
+
+/* @fn's mismatches on each vector path the CPU runs, counted in *@paths */
+static unsigned long on_vector_paths(unsigned long (*fn)(int path),
+				     unsigned int *paths)
 {
 	unsigned long bad = 0;
 
@@ -252,9 +264,7 @@ static unsigned long vector_paths_at_a_block_boundary(unsigned int *paths)
 			continue;
 		++*paths;
 		path_compared(p);
-		for (size_t i = 0; i < ARRAY_SIZE(placements); i++)
-			for (unsigned int n = 1; n <= placements[i].max_n; n++)
-				bad += placed(p, n, &placements[i]);
+		bad += fn(p);
 	}
 	utf8val_simd_select(-1);
 	return bad;
@@ -356,22 +366,6 @@ static unsigned long aligned_starts(int path)
 	return bad;
 }
 
-static unsigned long vector_paths_at_an_aligned_start(unsigned int *paths)
-{
-	unsigned long bad = 0;
-
-	*paths = 0;
-	for (int p = UTF8VAL_PATH_SCALAR + 1; p < NR_UTF8VAL_PATHS; p++) {
-		if ((int)utf8val_simd_select(p) != p)
-			continue;
-		++*paths;
-		path_compared(p);
-		bad += aligned_starts(p);
-	}
-	utf8val_simd_select(-1);
-	return bad;
-}
-
 int main(void)
 {
 	unsigned int paths;
@@ -418,7 +412,7 @@ int main(void)
 	tap_result(!bad, "all 1- and 2-byte inputs inside ASCII at each offset of a word, %s: %lu mismatches",
 		   which, bad);
 vector:
-	bad = vector_paths_at_a_block_boundary(&paths);
+	bad = on_vector_paths(block_boundaries, &paths);
 	if (!paths) {
 		tap_result(true, "inputs across vector blocks # SKIP this CPU runs no vector path");
 		return tap_finish();
@@ -427,7 +421,7 @@ vector:
 	tap_result(!bad, "all inputs of up to 2 or 3 bytes%s across block and group boundaries and in the tail at a guard page, %u vector paths against the scalar path: %lu mismatches",
 		   quick_run() ? " (quick: of 3, one byte over all values, the others at the ranges' edges)" : "",
 		   paths, bad);
-	bad = vector_paths_at_an_aligned_start(&paths);
+	bad = on_vector_paths(aligned_starts, &paths);
 	tap_result(!bad, "inputs of %u bytes at %s offsets from a 64-byte boundary, bytes and characters across the start, the first boundary, a section's end and the end, %u vector paths against the scalar path: %lu mismatches",
 		   ALIGNED_LEN, quick_run() ? "six" : "all 64", paths, bad);
 	return tap_finish();
