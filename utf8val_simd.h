@@ -19,11 +19,13 @@
  * Check the 64-byte blocks of @s from @from up to @to, strict RFC 3629.
  * @from is 0 or at least 64, and less than @to; the 64 bytes before it
  * are the context. All
- * of s[0..to) may be read (a tail overlapping the last block looks back
- * up to 96 bytes from @to).
- * Returns the end of the blocks found clean: @to less (to - from) % 64,
- * or a block start at or before the first block where an error shows
- * (AVX-512: the start of its 256-byte step). A character may
+ * of s[0..to) may be read, nothing before @s (a tail overlapping the last
+ * block looks back up to 128 bytes from @to).
+ * Returns the end of the blocks found clean: @to less (to - from) % 64
+ * (AVX-512 from ALIGN_FROM bytes, whose blocks start at a 64-byte
+ * boundary: @to), or a block start at or before the first block where an
+ * error shows (AVX-512: the start of its 256-byte step, or @from). A
+ * character may
  * straddle the returned point unchecked, unless @end says that @to ends
  * the input: then the tail shorter than a block is checked too, by the
  * paths that can (up to @to on success), and a block ending inside a

@@ -277,8 +277,10 @@ static unsigned long on_vector_paths(unsigned long (*fn)(int path),
  * byte value and each pair of the ranges' edges, and whole and cut
  * characters, placed across the start, the first boundary, the end of
  * the core's first vector section (16 KiB, where a section that does not
- * end the input ends with a block overlapping the one before) and the
- * end. ASCII around them. Quick: six of the offsets.
+ * end the input ends with a block overlapping the one before) and its
+ * overlapping block's start, the next section's first boundary, and the
+ * end. ASCII around them, and a lead byte before the input, which no
+ * path may read. Quick: six of the offsets.
  */
 #define ALIGNED_LEN	(16384 + 2048 + 37)
 #define VALID_SEQUENCES	4	/* the first ones; the others are not */
@@ -349,8 +351,13 @@ static unsigned long aligned_starts(int path)
 
 	for (unsigned int off = 0; off < 64; off++) {
 		u8 *buf = area + off;
-		/* the first boundary, a section's end, the end */
-		const size_t anchors[] = { 0, 64 - off, 16384, ALIGNED_LEN };
+		/*
+		 * The first boundary, the overlapping block and the end of
+		 * the first section, the second one's first boundary, the
+		 * end.
+		 */
+		const size_t anchors[] = { 0, 64 - off, 16384 - 64, 16384,
+					   16384 + 64 - off, ALIGNED_LEN };
 		bool tried = !quick_run();
 
 		for (size_t i = 0; i < ARRAY_SIZE(quick_offsets); i++)
@@ -358,6 +365,8 @@ static unsigned long aligned_starts(int path)
 		if (!tried)
 			continue;
 		memset(buf, 'a', ALIGNED_LEN);
+		/* before the input, what no valid text may follow */
+		memset(area, 0xf0, off);
 		for (size_t a = 0; a < ARRAY_SIZE(anchors); a++)
 			for (size_t at = anchors[a] < 4 ? 0 : anchors[a] - 4;
 			     at <= anchors[a] + 1 && at < ALIGNED_LEN; at++)

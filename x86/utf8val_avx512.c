@@ -38,9 +38,10 @@
 /*
  * From this many bytes, reads start at a 64-byte boundary: a load across
  * two cache lines costs two, and a caller's buffer is rarely aligned.
- * Below it the extra block costs more than the lines save (bench
- * --offsets: 3 to 6 % on mostly-ASCII text at 4 and 64 KiB on an AMD
- * EPYC Zen 5; simdutf aligns from 2 KiB too).
+ * The start costs one more block's check, 1.5 % of 4 KiB: bench
+ * --offsets on an AMD EPYC Zen 5 showed 3 to 6 % more on mostly-ASCII
+ * text at 4 and 64 KiB, 2 % less on 4-byte text at 4 KiB. Not measured
+ * below 4 KiB; 2 KiB is where simdutf starts.
  */
 #define ALIGN_FROM	2048
 
@@ -276,6 +277,7 @@ static __always_inline size_t blocks(const u8 *s, size_t from, size_t to,
 	struct group g;
 	u64 count = 0;
 	size_t i = from, k;
+	bool aligned = false;
 
 	if (from >= 64)
 		prev = _mm512_loadu_si512(s + from - 64);
@@ -287,8 +289,8 @@ static __always_inline size_t blocks(const u8 *s, size_t from, size_t to,
 		 * groups from the boundary, after the 3 bytes before it, all
 		 * the rules look back at, in the top of @prev. Those are the
 		 * input's, read without a byte before @s: hence @k >= 3 at
-		 * the input's start. (A wrong @prev would send the rest to
-		 * the DFA, right but slow: test_exhaustive's taken_whole().)
+		 * the input's start. (test_exhaustive's aligned starts check
+		 * that valid text is taken whole across the boundary.)
 		 */
 		__m512i head = _mm512_loadu_si512(s + from);
 
@@ -298,6 +300,7 @@ static __always_inline size_t blocks(const u8 *s, size_t from, size_t to,
 			count += __builtin_popcountll(starts(head) &
 						      ((1ull << k) - 1));
 		i += k;
+		aligned = true;
 		prev = _mm512_alignr_epi64(_mm512_maskz_loadu_epi8(7, s + i - 3),
 					   _mm512_setzero_si512(), 1);
 		prev = _mm512_bslli_epi128(prev, 5);
@@ -317,8 +320,8 @@ static __always_inline size_t blocks(const u8 *s, size_t from, size_t to,
 			if (chars)
 				count += __builtin_popcountll(starts(in));
 		}
-		if (i < to) {
-			/* after an aligned start: a last block ending at @to */
+		if (aligned && i < to) {
+			/* a last block ending at @to, over the one before */
 			__m512i in = _mm512_loadu_si512(s + to - 64);
 
 			if (any(rule_errors(&t, in,
