@@ -268,6 +268,8 @@ size_t dataset_fresh(const struct dataset *d, u8 *buf, size_t room)
 {
 	size_t at = 0;
 
+	assert(d->len > FRESH_RUN + 4096);
+
 	while (at + FRESH_RUN + 1024 <= room) {
 		size_t start = rng() % (d->len - FRESH_RUN - 2048), end, n;
 
@@ -293,8 +295,11 @@ struct piece *dataset_pool_at(const struct dataset *d, size_t size,
 			      size_t offset, size_t *count, size_t *bytes)
 {
 	struct piece *from = dataset_pool(d, size, count, bytes), *pool;
+	/* each piece, its offset and up to 63 bytes to the next boundary */
 	size_t room = *bytes + *count * 128 + 64;
 	u8 *at;
+
+	assert(offset < 64);
 
 	/* the pieces' table, then their copies, each from a boundary */
 	pool = aligned_alloc(64, (*count * sizeof(*pool) + room + 63) & ~63ul);

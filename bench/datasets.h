@@ -58,17 +58,18 @@ struct piece *dataset_pool(const struct dataset *d, size_t size,
 struct piece *dataset_pool_at(const struct dataset *d, size_t size,
 			      size_t offset, size_t *count, size_t *bytes);
 
-/*
- * Text no program of this run has seen before: about @room bytes of
- * runs of FRESH_RUN bytes (to the next line end) from random places of
- * @d, into @buf, each from a line start where @d has lines, else from a
- * character boundary; a random pool's pieces repeat, and a recent CPU's
- * branch predictor learns them (pool_seconds()), which a validator's
- * first look at a file never meets. Returns the bytes written.
- */
-#define FRESH_RUN	4096
 /* A monotonic clock, in seconds. */
 double bench_now(void);
+
+/*
+ * Text in a sequence no pass has met before: about @room bytes of runs of
+ * FRESH_RUN bytes (to the next line end) from random places of @d, into
+ * @buf, each from a line start where @d has lines, else from a character
+ * boundary. A pool's pieces repeat, and a recent CPU's branch predictor
+ * learns them (pool_seconds()), which a validator's first look at a file
+ * never meets. Returns the bytes written.
+ */
+#define FRESH_RUN	4096
 size_t dataset_fresh(const struct dataset *d, u8 *buf, size_t room);
 
 /*

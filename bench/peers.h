@@ -23,12 +23,8 @@ validator_fn peer_simdjson(const char *name);
  * NULL if this CPU cannot run it (peers_simdutf.cc).
  */
 const char *peer_simdutf(unsigned int i, validator_fn *fn);
-/*
- * The same of simdutf's current source (../shared/peers/simdutf); weak:
- * NULL where that is missing and the Makefile links none.
- */
-__attribute__((weak)) const char *peer_simdutf_now(unsigned int i,
-						   validator_fn *fn);
+/* The same of simdutf's current source (../shared/peers/simdutf). */
+const char *peer_simdutf_now(unsigned int i, validator_fn *fn);
 
 #ifdef __cplusplus
 }
