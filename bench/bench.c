@@ -10,7 +10,8 @@
  *   bench --fresh [--size S]
  *                          the GB/s table on text never seen before
  *                          (fresh_table())
- *   bench --offsets        check beside simdutf's AVX-512 kernels, each
+ *   bench --offsets [--size S]
+ *                          check beside simdutf's AVX-512 kernels, each
  *                          buffer 0, 1 and 33 bytes past a 64-byte
  *                          boundary (offset_table())
  *   bench --callgrind      one pass per cell between callgrind dumps, for
@@ -419,7 +420,7 @@ static int fresh_table(const struct dataset *data, size_t ndata,
  * >= 1.15 on text with multi-byte characters, >= 1.00 on the rest.
  */
 static int offset_table(const struct dataset *data, size_t ndata, int rounds,
-			int *missed)
+			size_t only_size, int *missed)
 {
 	static const size_t offsets[] = { 0, 1, 33 };
 	static const size_t at_sizes[] = { 4096, 65536, 1 << 20 };
@@ -438,6 +439,8 @@ static int offset_table(const struct dataset *data, size_t ndata, int rounds,
 	header("dataset", "size", "offset  goal: speed ratio>=goal");
 	for (size_t di = 0; di < ndata; di++) {
 		for (size_t si = 0; si < ARRAY_SIZE(at_sizes); si++) {
+			if (only_size && at_sizes[si] != only_size)
+				continue;
 			for (size_t oi = 0; oi < ARRAY_SIZE(offsets); oi++) {
 				size_t count, bytes;
 				struct piece *pool;
@@ -576,7 +579,7 @@ int main(int argc, char **argv)
 	if (fresh)
 		return fresh_table(data, ndata, only_size);
 	if (offsets) {
-		if (offset_table(data, ndata, rounds, &missed))
+		if (offset_table(data, ndata, rounds, only_size, &missed))
 			return 1;
 		printf("\n# goals missed: %d\n", missed);
 		return 0;
