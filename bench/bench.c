@@ -115,6 +115,8 @@ static struct impl impls[] = {
 #define NIMPLS (sizeof(impls) / sizeof(impls[0]))
 
 static const size_t sizes[] = { 16, 64, 256, 1024, 4096, 65536, 1 << 20 };
+/* the fresh and offset tables' (a kernel that aligns its reads, from 2 KiB) */
+static const size_t large_sizes[] = { 4096, 65536, 1 << 20 };
 #define LONG_SIZE	4096	/* from here, the goals of long inputs */
 #define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
 
@@ -359,7 +361,6 @@ static int by_value(const void *a, const void *b)
 static int fresh_table(const struct dataset *data, size_t ndata,
 		       size_t only_size)
 {
-	static const size_t fresh_sizes[] = { 4096, 65536, 1 << 20 };
 	/* (a run's slack past @room: dataset_fresh()) */
 	const size_t slack = FRESH_RUN + 1024, most = 2 * (1 << 20) + 2 * slack;
 	u8 *buf = aligned_alloc(64, most);
@@ -373,8 +374,8 @@ static int fresh_table(const struct dataset *data, size_t ndata,
 	       FRESH_PASSES);
 	header("dataset", "size", "");
 	for (size_t di = 0; di < ndata; di++) {
-		for (size_t si = 0; si < ARRAY_SIZE(fresh_sizes); si++) {
-			size_t size = fresh_sizes[si];
+		for (size_t si = 0; si < ARRAY_SIZE(large_sizes); si++) {
+			size_t size = large_sizes[si];
 			size_t room = (size * 2 > POOL_BYTES ? size * 2 :
 							       POOL_BYTES) + slack;
 			double rate[NIMPLS][FRESH_PASSES];
@@ -423,7 +424,6 @@ static int offset_table(const struct dataset *data, size_t ndata, int rounds,
 			size_t only_size, int *missed)
 {
 	static const size_t offsets[] = { 0, 1, 33 };
-	static const size_t at_sizes[] = { 4096, 65536, 1 << 20 };
 	validator_fn saved[NIMPLS];
 
 	printf("\n== GB/s by where each buffer starts: offset bytes past a 64-byte boundary\n");
@@ -438,22 +438,22 @@ static int offset_table(const struct dataset *data, size_t ndata, int rounds,
 	}
 	header("dataset", "size", "offset  goal: speed ratio>=goal");
 	for (size_t di = 0; di < ndata; di++) {
-		for (size_t si = 0; si < ARRAY_SIZE(at_sizes); si++) {
-			if (only_size && at_sizes[si] != only_size)
+		for (size_t si = 0; si < ARRAY_SIZE(large_sizes); si++) {
+			if (only_size && large_sizes[si] != only_size)
 				continue;
 			for (size_t oi = 0; oi < ARRAY_SIZE(offsets); oi++) {
 				size_t count, bytes;
 				struct piece *pool;
 				double best[NIMPLS];
 
-				pool = dataset_pool_at(&data[di], at_sizes[si],
+				pool = dataset_pool_at(&data[di], large_sizes[si],
 						       offsets[oi], &count,
 						       &bytes);
 				if (!measure(pool, count, PASS_BYTES / bytes + 1,
 					     rounds, bytes, best, data[di].name))
 					return 1;
 				free(pool);
-				printf("%-15s %8zu", data[di].name, at_sizes[si]);
+				printf("%-15s %8zu", data[di].name, large_sizes[si]);
 				for (size_t k = 0; k < NIMPLS; k++)
 					if (impls[k].fn)
 						printf(" %*.2f", width(&impls[k]),
@@ -527,6 +527,22 @@ int main(int argc, char **argv)
 			offsets = true;
 		else if (!strcmp(argv[i], "--fresh"))
 			fresh = true;
+	}
+	if (only_size) {
+		const size_t *list = fresh || offsets ? large_sizes : sizes;
+		size_t n = fresh || offsets ? ARRAY_SIZE(large_sizes) :
+					      ARRAY_SIZE(sizes), i = 0;
+
+		while (i < n && list[i] != only_size)
+			i++;
+		if (i == n) {
+			fprintf(stderr, "bench: --size %zu: not a size of the table (",
+				only_size);
+			for (i = 0; i < n; i++)
+				fprintf(stderr, "%s%zu", i ? ", " : "", list[i]);
+			fprintf(stderr, ")\n");
+			return 2;
+		}
 	}
 	for (int p = 1; p < NR_UTF8VAL_PATHS; p++) {
 		static char names[NR_UTF8VAL_PATHS][24];
