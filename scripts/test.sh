@@ -72,41 +72,40 @@ left_out=
 	left_out="the KCSAN kernel, KUnit under UML, the system test's upgrade from 1.0.0 and its arm64 system, stress and lifecycle on arm64's and riscv64's newest kernels (scripts/test.sh --all runs them)"
 [ -z "$left_out" ] || echo "# left out: $left_out" | tee -a "$log"
 
-# Disk: a run from a fresh clone writes about disk_needed_gb into .cache
-# and build (kernels, chroots, the system's image and its overlay) at
-# its fullest; a machine with less room than that, less what the caches
-# already hold, fails here and now, not an hour later on a full disk.
-disk_needed_gb=12
-disk_gb() {	# disk_gb KB: in GB, one decimal
+# Disk: a run from a fresh clone writes up to about disk_needed GiB into
+# .cache and build (kernels, chroots, the system's image and its overlay;
+# measured: scripts/test.sh's last line of times). After the packages are
+# installed, a machine with less room than that, less what the caches
+# already hold, fails at once, not an hour later on a full disk.
+disk_needed=10
+gib() {	# gib KB: in GiB, one decimal
 	awk -v kb="$1" 'BEGIN { printf "%.1f", kb / 1048576 }'
 }
-disk_used_kb() {	# what .cache and build hold now
+caches_kb() {	# what .cache and build hold now
 	du -skx .cache build 2>/dev/null | awk '{ kb += $1 } END { print kb + 0 }'
 }
-disk_free_kb() {
+free_kb() {
 	df -Pk . | awk 'NR == 2 { print $4 }'
 }
-disk_at_start=$(disk_used_kb)
-if [ $(($(disk_free_kb) + disk_at_start)) -lt $((disk_needed_gb * 1048576)) ]; then
-	echo "not ok - disk: $(disk_gb "$(disk_free_kb)") GB free on $(df -P . | awk 'NR == 2 { print $6 }') and $(disk_gb "$disk_at_start") GB in the caches; a run needs $disk_needed_gb GB in all" | tee -a "$log"
-	echo "0 passed, 1 failed, 0 skipped"
-	exit 1
-fi
-echo "# disk: $(disk_gb "$(disk_free_kb)") GB free, $(disk_gb "$disk_at_start") GB in .cache and build; a run needs $disk_needed_gb GB in all" | tee -a "$log"
-# the file system's fullest during the run, sampled (it counts what else
+# the file system's fullest during the run, sampled every 10 s by a
+# process that ends with this one (a lower bound: it counts what else
 # wrote there too)
 fs_used_kb() {
 	df -Pk . | awk 'NR == 2 { print $3 }'
 }
-fs_at_start=$(fs_used_kb)
-echo "$fs_at_start" >"$logs/disk.max"
-while sleep 10; do
-	u=$(fs_used_kb)
-	[ "$u" -le "$(cat "$logs/disk.max")" ] || echo "$u" >"$logs/disk.max"
-done &
-disk_sampler=$!
-disown $disk_sampler	# (not a suite: drain counts the jobs left)
-trap 'kill $(jobs -p) $disk_sampler 2>/dev/null' EXIT
+sample_disk() {
+	local u max=$fs_at_start
+
+	while kill -0 $$ 2>/dev/null && sleep 10; do
+		u=$(fs_used_kb)
+		[ "$u" -gt "$max" ] || continue
+		max=$u
+		echo "$max" >"$logs/disk.max.tmp" && mv "$logs/disk.max.tmp" "$logs/disk.max"
+	done
+}
+# (bash runs no EXIT trap when a signal ends it: the suites would live on)
+trap 'exit 143' TERM
+trap 'exit 129' HUP
 
 cpu_now() {	# cpu=: CPU seconds (user and system) of this shell's ended
 		# children (bash's times, in this shell: a subshell's start
@@ -230,6 +229,19 @@ if ! scripts/install-deps host fuzz cross guest static deb debug uml system; the
 	echo "0 passed, 1 failed, 0 skipped"
 	exit 1
 fi
+caches_at_start=$(caches_kb)
+if [ $(($(free_kb) + caches_at_start)) -lt $((disk_needed * 1048576)) ]; then
+	echo "not ok - disk: $(gib "$(free_kb)") GiB free on $(df -P . | awk 'NR == 2 { print $6 }') and $(gib "$caches_at_start") GiB in .cache and build; a run needs $disk_needed GiB in all" | tee -a "$log"
+	echo "0 passed, 1 failed, 0 skipped"
+	exit 1
+fi
+echo "# disk: $(gib "$(free_kb)") GiB free, $(gib "$caches_at_start") GiB in .cache and build; a run needs $disk_needed GiB in all" | tee -a "$log"
+fs_at_start=$(fs_used_kb)
+echo "$fs_at_start" >"$logs/disk.max"
+sample_disk &
+disk_sampler=$!
+disown $disk_sampler	# (not a suite: drain counts the jobs left)
+trap 'kill $(jobs -p) $disk_sampler 2>/dev/null' EXIT
 # the library first: the first suites all link it
 if ! make -s lib >build/lib.log 2>&1; then
 	sed 's/^/# /' build/lib.log
@@ -386,7 +398,8 @@ for f in "$logs"/*.out; do
 done | sort -rn | sed 's/^/# /'
 cpu_now
 echo "# whole run: $((SECONDS - t_start)) s, CPU $cpu s on $(nproc) CPUs ($(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1))"
-echo "# disk: $(disk_gb "$(disk_used_kb)") GB in .cache and build ($(disk_gb "$disk_at_start") GB at the start); the file system's use grew by $(disk_gb $(($(cat "$logs/disk.max") - fs_at_start))) GB at most; $(disk_gb "$(disk_free_kb)") GB free"
+kill $disk_sampler 2>/dev/null
+echo "# disk: $(gib "$(caches_kb)") GiB in .cache and build ($(gib "$caches_at_start") GiB at the start); at its sampled fullest the file system held $(gib $(($(cat "$logs/disk.max") - fs_at_start))) GiB more than at the start; $(gib "$(free_kb)") GiB free"
 [ -z "$narrowed" ] || echo "# narrowed by $narrowed"
 [ -z "$left_out" ] || echo "# left out: $left_out"
 
