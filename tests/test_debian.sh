@@ -20,8 +20,20 @@ triplet=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 work=$top/build/deb
 
 
-purge() {
-	dpkg --purge utf8names utf8val libutf8val-dev libutf8val1 >/dev/null 2>&1
+purged=		# what the last purge said
+purge() {	# (dpkg takes no turn: while another suite's apt or dpkg
+		# holds its lock, try again, for up to 15 minutes)
+	local i
+
+	for i in $(seq 300); do
+		purged=$(dpkg --purge utf8names utf8val libutf8val-dev libutf8val1 2>&1) &&
+			return 0
+		case $purged in
+		*"dpkg frontend lock"* | *"dpkg status database is locked"*) sleep 3 ;;
+		*)	return 1 ;;
+		esac
+	done
+	return 1
 }
 
 rm -rf "$work" "$top/build/dkms"
@@ -173,7 +185,8 @@ result "$(echo "$out" | grep -q '^usage: utf8names' &&
 purge
 trap - EXIT
 left=$(ls /usr/lib/"$triplet"/libutf8val* /usr/include/utf8val.h /usr/bin/utf8val 2>/dev/null)
-result "$([ -z "$left" ]; echo $?)" "dpkg --purge leaves nothing behind" "$left"
+result "$([ -z "$left" ]; echo $?)" "dpkg --purge leaves nothing behind" "$left
+$purged"
 
 # DKMS from the package's own source, in private trees.
 root=$work/dkms-root
