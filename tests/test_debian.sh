@@ -19,17 +19,16 @@ arch=$(dpkg --print-architecture)
 triplet=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 work=$top/build/deb
 
-
 purged=		# what the last purge said
 purge() {	# (dpkg takes no turn: while another suite's apt or dpkg
 		# holds its lock, try again, for up to 15 minutes)
 	local i
 
 	for i in $(seq 300); do
-		purged=$(dpkg --purge utf8names utf8val libutf8val-dev libutf8val1 2>&1) &&
-			return 0
+		purged=$(LC_ALL=C dpkg --purge utf8names utf8val libutf8val-dev \
+			 libutf8val1 2>&1) && return 0
 		case $purged in
-		*"dpkg frontend lock"* | *"dpkg status database is locked"*) sleep 3 ;;
+		*"was locked by another process"*) sleep 3 ;;
 		*)	return 1 ;;
 		esac
 	done
