@@ -78,35 +78,35 @@ left_out=
 # are installed, a machine with less room than that, less what the
 # caches already hold, fails at once, not an hour later on a full disk.
 disk_needed=12
-[ -z "$all" ] || disk_needed=16	# (arm64's image and chroot, the KCSAN kernel)
+[ -z "$all" ] || disk_needed=16	# (arm64's image and chroot, the KCSAN kernel: a guess)
 gib() {	# gib KB: in GiB, one decimal
 	awk -v kb="$1" 'BEGIN { printf "%.1f", kb / 1048576 }'
 }
+# (.cache's file system: a link may put .cache and build elsewhere, and
+# .cache is the larger)
+mkdir -p .cache
 caches_kb() {	# what .cache and build hold now
-	du -skx .cache build 2>/dev/null | awk '{ kb += $1 } END { print kb + 0 }'
+	du -skxD .cache build 2>/dev/null | awk '{ kb += $1 } END { print kb + 0 }'
 }
 free_kb() {
-	df -Pk . | awk 'NR == 2 { print $4 }'
+	df -Pk .cache/ | awk 'NR == 2 { print $4 }'
 }
-# the file system's fullest during the run, sampled every 10 s by a
-# process that ends with this one (a lower bound: it counts what else
-# wrote there too)
+# The file system's fullest during the run, every 10 s by a process that
+# ends with this one: a sample may miss the peak, and what else writes
+# there counts too.
 fs_used_kb() {
-	df -Pk . | awk 'NR == 2 { print $3 }'
+	df -Pk .cache/ | awk 'NR == 2 { print $3 }'
 }
 sample_disk() {
 	local u max=$fs_at_start
 
 	while kill -0 $$ 2>/dev/null && sleep 10; do
 		u=$(fs_used_kb)
-		[ "$u" -gt "$max" ] || continue
+		[ -n "$u" ] && [ "$u" -gt "$max" ] || continue
 		max=$u
 		echo "$max" >"$logs/disk.max.tmp" && mv "$logs/disk.max.tmp" "$logs/disk.max"
 	done
 }
-# (bash runs no EXIT trap when a signal ends it: the suites would live on)
-trap 'exit 143' TERM
-trap 'exit 129' HUP
 
 cpu_now() {	# cpu=: CPU seconds (user and system) of this shell's ended
 		# children (bash's times, in this shell: a subshell's start
@@ -232,14 +232,14 @@ if ! scripts/install-deps host fuzz cross guest static deb debug uml system; the
 fi
 caches_at_start=$(caches_kb)
 if [ $(($(free_kb) + caches_at_start)) -lt $((disk_needed * 1048576)) ]; then
-	echo "not ok - disk: $(gib "$(free_kb)") GiB free on $(df -P . | awk 'NR == 2 { print $6 }') and $(gib "$caches_at_start") GiB in .cache and build; a run needs $disk_needed GiB in all" | tee -a "$log"
+	echo "not ok - disk: $(gib "$(free_kb)") GiB free on $(df -P .cache/ | awk 'NR == 2 { print $6 }') and $(gib "$caches_at_start") GiB in .cache and build; a run needs $disk_needed GiB in all" | tee -a "$log"
 	echo "0 passed, 1 failed, 0 skipped"
 	exit 1
 fi
 echo "# disk: $(gib "$(free_kb)") GiB free, $(gib "$caches_at_start") GiB in .cache and build; a run needs $disk_needed GiB in all" | tee -a "$log"
 fs_at_start=$(fs_used_kb)
 echo "$fs_at_start" >"$logs/disk.max"
-sample_disk &
+sample_disk </dev/null >/dev/null 2>&1 &
 disk_sampler=$!
 disown $disk_sampler	# (not a suite: drain counts the jobs left)
 trap 'kill $(jobs -p) $disk_sampler 2>/dev/null' EXIT
@@ -400,6 +400,7 @@ done | sort -rn | sed 's/^/# /'
 cpu_now
 echo "# whole run: $((SECONDS - t_start)) s, CPU $cpu s on $(nproc) CPUs ($(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1))"
 kill $disk_sampler 2>/dev/null
+disk_sampler=
 echo "# disk: $(gib "$(caches_kb)") GiB in .cache and build ($(gib "$caches_at_start") GiB at the start); at its sampled fullest the file system held $(gib $(($(cat "$logs/disk.max") - fs_at_start))) GiB more than at the start; $(gib "$(free_kb)") GiB free"
 [ -z "$narrowed" ] || echo "# narrowed by $narrowed"
 [ -z "$left_out" ] || echo "# left out: $left_out"
