@@ -375,6 +375,87 @@ static unsigned long aligned_starts(int path)
 	return bad;
 }
 
+/*
+ * Each of the sequences above at every offset, where the placements take
+ * a few: at the input's start, and from 4 bytes before the end of
+ * AVX-512's first 256-byte group to 4 past the end of its second (every
+ * block boundary of the second between); in ASCII, beside a character
+ * near either end of each block of the second group (non-ASCII either
+ * side of a block boundary, a block that ends a character before an
+ * ASCII one), and after a second group of 2-byte characters. Three
+ * lengths end the input each way AVX-512 can: after whole groups, with
+ * a tail of two blocks or more (one more group, masked) and with less.
+ * The input starts after a guard page, then ends at one: a look back
+ * before the input faults. Valid text must be taken whole, counted or
+ * not.
+ */
+#define GROUP		256
+#define SEQUENCE_MAX	4	/* the longest of sequences[] */
+static const size_t across_lens[] = {
+	3 * GROUP, 3 * GROUP + 160, 3 * GROUP + 37,
+};
+
+static void sequences_at(int path, u8 *text, size_t len, size_t at,
+			 const char *where, unsigned long *bad)
+{
+	u8 saved[SEQUENCE_MAX];
+
+	memcpy(saved, text + at, sizeof(saved));
+	for (size_t q = 0; q < ARRAY_SIZE(sequences); q++) {
+		memcpy(text + at, sequences[q], strlen(sequences[q]));
+		for (int at_end = 0; at_end <= 1; at_end++) {
+			const u8 *buf = guarded_copy(text, len, at_end);
+			const char *fault = NULL;
+			u64 chars = 0;
+
+			if (!path_agrees(path, buf, len))
+				fault = "disagrees with the scalar path";
+			else if (utf8val_check_scalar(buf, len) &&
+				 (impls[path].blocks(buf, 0, len, true,
+						     &chars) != len ||
+				  impls[path].blocks(buf, 0, len, true,
+						     NULL) != len))
+				fault = "stops short of valid text";
+			if (fault && ++*bad <= 3)
+				printf("# %s %s: sequence %zu at %zu of %zu bytes, %s, %s a guard page\n",
+				       utf8val_path_name(path), fault, q, at,
+				       len, where, at_end ? "ending at" : "after");
+		}
+		memcpy(text + at, saved, sizeof(saved));
+	}
+}
+
+static unsigned long across_groups(int path)
+{
+	/* é, @count of them from @at: none; one; a group of them */
+	static const struct {
+		unsigned int at, count;
+	} backgrounds[] = {
+		{ 0, 0 }, { GROUP + 2, 1 }, { GROUP + 62, 1 }, { GROUP + 66, 1 },
+		{ GROUP + 126, 1 }, { GROUP + 130, 1 }, { GROUP + 190, 1 },
+		{ GROUP + 194, 1 }, { GROUP + 254, 1 }, { GROUP, GROUP / 2 },
+	};
+	u8 text[3 * GROUP + 160];
+	unsigned long bad = 0;
+	char where[40];
+
+	for (size_t n = 0; n < ARRAY_SIZE(across_lens); n++) {
+		for (size_t b = 0; b < ARRAY_SIZE(backgrounds); b++) {
+			memset(text, 'a', sizeof(text));
+			for (unsigned int k = 0; k < backgrounds[b].count; k++)
+				memcpy(text + backgrounds[b].at + 2 * k,
+				       "\xc3\xa9", 2);
+			snprintf(where, sizeof(where), "%u é from byte %u",
+				 backgrounds[b].count, backgrounds[b].at);
+			for (size_t at = 0; at <= 2 * GROUP + 4; at++)
+				if (at <= 4 || at >= GROUP - 4)
+					sequences_at(path, text, across_lens[n],
+						     at, where, &bad);
+		}
+	}
+	return bad;
+}
+
 int main(void)
 {
 	unsigned int paths;
@@ -433,5 +514,8 @@ vector:
 	bad = on_vector_paths(aligned_starts, &paths);
 	tap_result(!bad, "inputs of %u bytes at %s offsets from a 64-byte boundary, bytes and characters across the start, the first boundary, a section's end and the end, %u vector paths against the scalar path: %lu mismatches",
 		   ALIGNED_LEN, quick_run() ? "six" : "all 64", paths, bad);
+	bad = on_vector_paths(across_groups, &paths);
+	tap_result(!bad, "each sequence at every offset across AVX-512's second group, in ASCII, beside a character in each block and after a group of 2-byte characters, three lengths, after and at a guard page, %u vector paths against the scalar path: %lu mismatches",
+		   paths, bad);
 	return tap_finish();
 }
