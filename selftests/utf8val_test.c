@@ -294,22 +294,57 @@ TEST(two_threads_one_file)
 /*
  * Hundreds of MiB in one write (zero pages: U+0000 is valid), then the
  * same write killed mid-way: the writer dies promptly, nothing hangs.
- * LONG_CALL_MIB makes it smaller where the kernel is slow (KASAN, KCSAN).
+ * LONG_CALL_MIB makes it smaller where the kernel is slow (KASAN, KCSAN,
+ * emulated arm64 and riscv64).
  */
-TEST(huge_writes)
+FIXTURE(long_call) {
+	char *zeros;
+	size_t len;
+};
+
+FIXTURE_SETUP(long_call)
 {
 	const char *mib = getenv("LONG_CALL_MIB");
-	const size_t len = (mib ? strtoul(mib, NULL, 10) : 768) << 20;
-	char *zeros = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS,
-			   -1, 0);
-	struct timespec t0, t1;
+
+	self->len = (mib ? strtoul(mib, NULL, 10) : 768) << 20;
+	self->zeros = mmap(NULL, self->len, PROT_READ,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(self->zeros != MAP_FAILED);
+}
+
+FIXTURE_TEARDOWN(long_call)
+{
+	munmap(self->zeros, self->len);
+}
+
+static double seconds_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) +
+	       (t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/*
+ * The whole write's time is the CPU's, not the module's: emulated riscv64
+ * took past the harness's default 30 s for 256 MiB beside other guests.
+ * The timeout only bounds a hang; the promptness of the kill is what is
+ * timed.
+ */
+TEST_F_TIMEOUT(long_call, huge_writes, 600)
+{
+	struct timespec t0;
+	double killed;
 	int fd, status;
 	pid_t pid;
 
-	ASSERT_TRUE(zeros != MAP_FAILED);
 	fd = open(DEV, O_WRONLY);
 	ASSERT_LE(0, fd);
-	EXPECT_EQ((ssize_t)len, write(fd, zeros, len));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	EXPECT_EQ((ssize_t)self->len, write(fd, self->zeros, self->len));
+	TH_LOG("one write of %zu MiB: %.2f s", self->len >> 20,
+	       seconds_since(&t0));
 	close(fd);
 
 	pid = fork();
@@ -317,17 +352,18 @@ TEST(huge_writes)
 	if (pid == 0) {
 		fd = open(DEV, O_WRONLY);
 		for (;;)
-			write(fd, zeros, len);
+			write(fd, self->zeros, self->len);
 	}
 	usleep(300 * 1000);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	kill(pid, SIGKILL);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	clock_gettime(CLOCK_MONOTONIC, &t1);
 	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 	/* A write checks for fatal signals every page. */
-	EXPECT_GT(2, t1.tv_sec - t0.tv_sec);
-	munmap(zeros, len);
+	killed = seconds_since(&t0);
+	EXPECT_GT(2.0, killed) {
+		TH_LOG("the killed writer took %.2f s to go", killed);
+	}
 }
 
 static u64 rng_state = 0x5eedfeed;
