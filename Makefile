@@ -400,19 +400,22 @@ PEERS		:= $(BUILD)/bench/peers.o $(BUILD)/bench/peers_simdjson.o \
 		   $(BUILD)/bench/peers_simdutf.o \
 		   $(if $(wildcard $(SIMDUTF_NOW)/simdutf.cpp),\
 			$(BUILD)/bench/peers_simdutf_now.o $(BUILD)/bench/simdutf_now.o)
-# The inputs and the read ceiling, shared by the tables.
+# The inputs and the read ceiling, shared by the tables; the corpora
+# scripts/bench-corpora makes, read beside ../shared's.
 BENCH_COMMON	:= bench/datasets.c bench/read_ceiling.c
+BENCH_CORPORA	:= $(BUILD)/bench/corpus
+BENCH_DEFS	:= -DMADE_CORPORA='"$(BENCH_CORPORA)"'
 BENCH_COMMON_HDR := bench/datasets.h bench/read_ceiling.h bench/peers.h utf8val.h
 $(BUILD)/bench/bench: bench/bench.c $(BENCH_COMMON) $(BENCH_COMMON_HDR) $(PEERS) $(BENCH_OBJS)
-	$(CC) -O2 -g $(WARN) -I. $(ARCH_INC) -o $@ $< $(BENCH_COMMON) $(PEERS) \
-		$(BENCH_OBJS) -lsimdjson $(SIMDUTF_LIBS) \
+	$(CC) -O2 -g $(WARN) -I. $(ARCH_INC) $(BENCH_DEFS) -o $@ $< $(BENCH_COMMON) \
+		$(PEERS) $(BENCH_OBJS) -lsimdjson $(SIMDUTF_LIBS) \
 		$(shell pkg-config --libs $(BENCH_PKGS)) -lstdc++
 
 $(BUILD)/bench/fpu_cost: bench/fpu_cost.c $(BENCH_OBJS)
 	$(CC) -O2 -g $(WARN) -I. $(ARCH_INC) -o $@ $< $(BENCH_OBJS)
 $(BUILD)/bench/icount: bench/icount.c bench/datasets.c $(BENCH_COMMON_HDR) $(BENCH_OBJS) $(BUILD)/bench/peers_simdutf.o
-	$(CC) -O2 -g $(WARN) -I. $(ARCH_INC) -o $@ $< bench/datasets.c $(BENCH_OBJS) \
-		$(BUILD)/bench/peers_simdutf.o $(SIMDUTF_LIBS) -lstdc++
+	$(CC) -O2 -g $(WARN) -I. $(ARCH_INC) $(BENCH_DEFS) -o $@ $< bench/datasets.c \
+		$(BENCH_OBJS) $(BUILD)/bench/peers_simdutf.o $(SIMDUTF_LIBS) -lstdc++
 
 # Instructions per byte on an emulated CPU (scripts/emu-icount builds it
 # with CROSS_COMPILE= another architecture's triplet and that
@@ -452,7 +455,8 @@ $(BUILD)/kbench/word_loop.o: bench/word_loop.c bench/word_loop.h utf8val_types.h
 	$(CC) $(KERNEL_CFLAGS) -I. -c $< -o $@
 $(BUILD)/bench/kernel_rows: bench/kernel_rows.c bench/word_loop.h $(BENCH_COMMON) $(BENCH_COMMON_HDR) $(PEERS) $(BUILD)/kbench/utf8val_core.o $(VEC:%=$(BUILD)/kbench/utf8val_%.o) $(BUILD)/kbench/word_loop.o
 	@mkdir -p $(@D)
-	$(CC) -O2 -g $(WARN) -I. $(ARCH_INC) -o $@ $< $(BENCH_COMMON) $(filter %.o,$^) \
+	$(CC) -O2 -g $(WARN) -I. $(ARCH_INC) $(BENCH_DEFS) -o $@ $< $(BENCH_COMMON) \
+		$(filter %.o,$^) \
 		-lsimdjson $(SIMDUTF_LIBS) $(shell pkg-config --libs $(BENCH_PKGS)) -lstdc++
 
 # The library in process on a file: the yardstick of the command.
@@ -464,6 +468,7 @@ $(BUILD)/bench/file_speed: bench/file_speed.c utf8val.h $(BUILD)/libutf8val.a
 BENCH_BINS	:= $(addprefix $(BUILD)/bench/,bench icount kernel_rows \
 		   $(if $(filter x86,$(ARCH_DIR)),fpu_cost))
 bench: $(BENCH_BINS) $(BUILD)/bench/file_speed cli
+	scripts/bench-corpora $(BENCH_CORPORA)
 	scripts/run-bench $(BENCH_BINS)
 	scripts/bench-cli $(BUILD)/utf8val $(BUILD)/bench/file_speed
 	scripts/emu-icount

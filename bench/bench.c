@@ -33,7 +33,8 @@
  *   16 bytes to 1 KiB   check/peer >= 1.00
  *   4 KiB and more      text with multi-byte characters: check/peer and
  *                       check_avx2/haswell >= 1.15;
- *                       mostly ASCII (MAINTAINERS, ISO 3166-2 JSON):
+ *                       mostly ASCII (MAINTAINERS, ISO 3166-2 JSON, the
+ *                       kernel's Documentation/, the names JSON):
  *                       check/peer >= 1.15, check/ceiling >= 0.85 and
  *                       check_avx2/haswell >= 1.05;
  *                       ASCII: check/ceiling >= 0.85 and
@@ -230,7 +231,8 @@ static enum text_kind text_kind(const char *name)
 {
 	if (!strcmp(name, "ascii"))
 		return ASCII;
-	if (!strcmp(name, "maintainers") || !strcmp(name, "iso-codes-json"))
+	if (!strcmp(name, "maintainers") || !strcmp(name, "iso-codes-json") ||
+	    !strcmp(name, "kernel-docs") || !strcmp(name, "names-json"))
 		return MOSTLY_ASCII;
 	return MULTI_BYTE;
 }

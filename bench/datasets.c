@@ -212,8 +212,19 @@ static const struct {
 	  "corpus/iso-codes-3166-2.json" },
 };
 
+/* scripts/bench-corpora's texts, in MADE_CORPORA, made as ../shared's */
+static const struct {
+	const char *name, *what, *file;
+} made[] = {
+	{ "kernel-docs", "Linux 6.12 Documentation/, 0.04 % non-ASCII",
+	  "kernel-docs.txt" },
+	{ "names-json", "ISO 3166-2 with names in 6 scripts, JSON, 2.4 % non-ASCII",
+	  "names-json.json" },
+};
+
 /* ascii, the corpora, lines-mixed, shared-all and two random sets */
-static_assert(1 + sizeof(corpora) / sizeof(corpora[0]) + 4 <= MAX_DATASETS,
+static_assert(1 + sizeof(corpora) / sizeof(corpora[0]) +
+	      sizeof(made) / sizeof(made[0]) + 4 <= MAX_DATASETS,
 	      "room for every dataset");
 
 size_t datasets_load(struct dataset *sets, const char *shared)
@@ -224,6 +235,9 @@ size_t datasets_load(struct dataset *sets, const char *shared)
 	for (size_t i = 0; i < sizeof(corpora) / sizeof(corpora[0]); i++)
 		n += make_corpus(&sets[n], corpora[i].name, corpora[i].what,
 				 shared, corpora[i].file);
+	for (size_t i = 0; i < sizeof(made) / sizeof(made[0]); i++)
+		n += make_corpus(&sets[n], made[i].name, made[i].what,
+				 MADE_CORPORA, made[i].file);
 	n += make_interleaved(&sets[n], shared);
 	n += make_everything(&sets[n], shared);
 	make_random(&sets[n++], "random-1-4",

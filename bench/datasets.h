@@ -29,10 +29,13 @@ struct piece {
 /*
  * Fill @sets (room for MAX_DATASETS) with every dataset this machine can
  * build: random ASCII, each corpus of @shared (the path of ../shared)
- * that is there, lines of two of them in turn, all of them in a row,
- * then random multi-byte text; a missing corpus is reported on stdout
- * with a leading '#'. Returns how many.
+ * and of MADE_CORPORA that is there, lines of two of ../shared's in
+ * turn, all of them in a row, then random multi-byte text; a missing
+ * corpus is reported on stdout with a leading '#'. Returns how many.
  */
+#ifndef MADE_CORPORA	/* scripts/bench-corpora's folder (the Makefile's) */
+#define MADE_CORPORA	"build/bench/corpus"
+#endif
 #define MAX_DATASETS	12
 size_t datasets_load(struct dataset *sets, const char *shared);
 
