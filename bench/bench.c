@@ -37,7 +37,8 @@
  *                       kernel's Documentation/, the names JSON):
  *                       check/peer >= 1.15, check_avx2/haswell >= 1.05
  *                       and check/ceiling >= 0.9 (prose, text_kind()) or
- *                       0.75 (JSON, a non-ASCII byte in 41 % of groups);
+ *                       0.75 (the JSON files, a non-ASCII byte in 41 and
+ *                       50 % of their 256-byte groups);
  *                       ASCII: check/ceiling >= 0.85 and
  *                       check_avx2/haswell >= 1.05.
  * Of a short-string set: no slower a call than the fastest peer. A goal

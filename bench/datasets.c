@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * The benchmarks' inputs (see datasets.h). Everything is derived at run
- * time from a fixed seed and the files of ../shared, so two runs measure
- * the same bytes.
+ * time from a fixed seed, the files of ../shared and those that
+ * scripts/bench-corpora made (from Debian's packages: their versions are
+ * in MADE_CORPORA's .from files), so two runs measure the same bytes.
  */
 #include <assert.h>
 #include <stdint.h>

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * The read ceiling (see read_ceiling.h): each loop loads every byte once,
- * into four accumulators so that no dependency chain limits it, aligned
- * after its head, the tail by a masked load or one load overlapping what
- * is read already, and ORs it all into one register.
+ * The read ceiling (see read_ceiling.h): each loop loads every byte, once
+ * but for an overlapping head or tail, into four accumulators so that no
+ * dependency chain limits it, aligned after its head, and ORs it all into
+ * one register.
  */
 #include <immintrin.h>
 #include <stdint.h>
@@ -18,7 +18,7 @@ static volatile uint64_t sink;
  * splits two cache lines costs two reads of the cache: a loop of them ran
  * at 0.6 of the aligned AVX-512 check on an Intel Xeon (model 207) at
  * 4 and 64 KiB. So the head, up to the first 64-byte boundary, is one
- * masked load, and every load after it is aligned: no load splits a line.
+ * masked load (which may split), and every load after it is aligned.
  */
 __attribute__((target("avx512f,avx512bw")))
 static int loads_avx512(const unsigned char *s, size_t len)
@@ -45,7 +45,10 @@ static int loads_avx512(const unsigned char *s, size_t len)
 	return 1;
 }
 
-/* The same with 32-byte loads: the first and last may split, no other. */
+/*
+ * The same with 32-byte loads: the first 32 bytes, which hold the head, and
+ * the last 32 may split (and read again what others read), no other.
+ */
 __attribute__((target("avx2")))
 static int loads_avx2(const unsigned char *s, size_t len)
 {
