@@ -2,8 +2,8 @@
 /*
  * The benchmarks' inputs (see datasets.h). Everything is derived at run
  * time from a fixed seed, the files of ../shared and those that
- * scripts/bench-corpora made (from Debian's packages: their versions are
- * in MADE_CORPORA's .from files), so two runs measure the same bytes.
+ * scripts/bench-corpora made (from Debian's packages: MADE_CORPORA's .from
+ * files say which), so two runs measure the same bytes.
  */
 #include <assert.h>
 #include <stdint.h>
