@@ -200,9 +200,13 @@ static bool make_everything(struct dataset *d, const char *shared)
 	return true;
 }
 
-/* ../shared's texts, each repeated to DATASET_LEN: name, what, file */
+/*
+ * The corpora, each repeated to DATASET_LEN: name, what, file, and whether
+ * scripts/bench-corpora made it (in MADE_CORPORA) or it is ../shared's.
+ */
 static const struct {
 	const char *name, *what, *file;
+	bool made;
 } corpora[] = {
 	{ "rfc3629-en-ja", "RFC 3629 and its Japanese translation",
 	  "corpus/rfc3629-en-ja.txt" },
@@ -211,21 +215,14 @@ static const struct {
 	  "corpus/linux-6.12-MAINTAINERS.txt" },
 	{ "iso-codes-json", "ISO 3166-2 names in JSON, 0.8 % non-ASCII",
 	  "corpus/iso-codes-3166-2.json" },
-};
-
-/* scripts/bench-corpora's texts, in MADE_CORPORA, made as ../shared's */
-static const struct {
-	const char *name, *what, *file;
-} made[] = {
 	{ "kernel-docs", "Linux 6.12 Documentation/, 0.04 % non-ASCII",
-	  "kernel-docs.txt" },
+	  "kernel-docs.txt", true },
 	{ "names-json", "ISO 3166-2 with names in 6 scripts, JSON, 2.4 % non-ASCII",
-	  "names-json.json" },
+	  "names-json.json", true },
 };
 
 /* ascii, the corpora, lines-mixed, shared-all and two random sets */
-static_assert(1 + sizeof(corpora) / sizeof(corpora[0]) +
-	      sizeof(made) / sizeof(made[0]) + 4 <= MAX_DATASETS,
+static_assert(1 + sizeof(corpora) / sizeof(corpora[0]) + 4 <= MAX_DATASETS,
 	      "room for every dataset");
 
 size_t datasets_load(struct dataset *sets, const char *shared)
@@ -235,10 +232,8 @@ size_t datasets_load(struct dataset *sets, const char *shared)
 	make_random(&sets[n++], "ascii", "random printable ASCII", 1);
 	for (size_t i = 0; i < sizeof(corpora) / sizeof(corpora[0]); i++)
 		n += make_corpus(&sets[n], corpora[i].name, corpora[i].what,
-				 shared, corpora[i].file);
-	for (size_t i = 0; i < sizeof(made) / sizeof(made[0]); i++)
-		n += make_corpus(&sets[n], made[i].name, made[i].what,
-				 MADE_CORPORA, made[i].file);
+				 corpora[i].made ? MADE_CORPORA : shared,
+				 corpora[i].file);
 	n += make_interleaved(&sets[n], shared);
 	n += make_everything(&sets[n], shared);
 	make_random(&sets[n++], "random-1-4",
