@@ -88,44 +88,65 @@ void model_verdict(const struct stream_model *m, struct utf8val_ioc_verdict *v)
 	};
 }
 
-static const char *const error_names[] = {
-	[UTF8VAL_EINCOMPLETE] = "incomplete",
-	[UTF8VAL_ECONTINUATION] = "continuation",
-	[UTF8VAL_EBADBYTE] = "bad-byte",
-	[UTF8VAL_ESHORT] = "short",
-	[UTF8VAL_EOVERLONG] = "overlong",
-	[UTF8VAL_ESURROGATE] = "surrogate",
-	[UTF8VAL_ETOOLARGE] = "too-large",
-	[UTF8VAL_ENUL] = "nul",
-	[UTF8VAL_ENONCHAR] = "noncharacter",
-	[UTF8VAL_EBOM] = "bom",
-};
-
+/*
+ * The error names as utf8val(4) documents them, written out here rather
+ * than taken from the module: they are ABI, and a renamed one must show.
+ */
 const char *model_error_name(unsigned int error)
 {
-	if (error >= ARRAY_SIZE(error_names) ||
-	    !error_names[error])
+	switch (error) {
+	case UTF8VAL_EINCOMPLETE:
+		return "incomplete";
+	case UTF8VAL_ECONTINUATION:
+		return "continuation";
+	case UTF8VAL_EBADBYTE:
+		return "bad-byte";
+	case UTF8VAL_ESHORT:
+		return "short";
+	case UTF8VAL_EOVERLONG:
+		return "overlong";
+	case UTF8VAL_ESURROGATE:
+		return "surrogate";
+	case UTF8VAL_ETOOLARGE:
+		return "too-large";
+	case UTF8VAL_ENUL:
+		return "nul";
+	case UTF8VAL_ENONCHAR:
+		return "noncharacter";
+	case UTF8VAL_EBOM:
+		return "bom";
+	default:
 		return "unknown";
-	return error_names[error];
+	}
 }
 
+/*
+ * The read() line, field by field as utf8val(4) gives its grammar (not
+ * as the module prints it: the two are written independently): the
+ * verdict and the counts; for an error, where it is; for a bad sequence,
+ * its name; for an error, its line and column.
+ */
 int model_line(const struct stream_model *m, char *buf, size_t size)
 {
 	struct utf8val_ioc_verdict v;
+	char where[64] = "", name[32] = "", place[64] = "";
+	const char *verdict = "invalid";
 
 	model_verdict(m, &v);
 	if (v.error == UTF8VAL_OK)
-		return snprintf(buf, size, "valid bytes=%llu chars=%llu\n",
-				v.bytes, v.chars);
-	if (v.error == UTF8VAL_EINCOMPLETE)
-		return snprintf(buf, size,
-				"incomplete bytes=%llu chars=%llu offset=%llu len=%u line=%llu column=%llu\n",
-				v.bytes, v.chars, v.valid_up_to, v.error_len,
-				v.line, v.column);
-	return snprintf(buf, size,
-			"invalid bytes=%llu chars=%llu offset=%llu len=%u error=%s line=%llu column=%llu\n",
-			v.bytes, v.chars, v.valid_up_to, v.error_len,
-			error_names[v.error], v.line, v.column);
+		verdict = "valid";
+	else if (v.error == UTF8VAL_EINCOMPLETE)
+		verdict = "incomplete";
+	else
+		snprintf(name, sizeof(name), " error=%s", model_error_name(v.error));
+	if (v.error != UTF8VAL_OK) {
+		snprintf(where, sizeof(where), " offset=%llu len=%u",
+			 v.valid_up_to, v.error_len);
+		snprintf(place, sizeof(place), " line=%llu column=%llu",
+			 v.line, v.column);
+	}
+	return snprintf(buf, size, "%s bytes=%llu chars=%llu%s%s%s\n",
+			verdict, v.bytes, v.chars, where, name, place);
 }
 
 static char mismatch_text[128];
