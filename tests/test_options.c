@@ -199,7 +199,7 @@ static void check_every_option(void)
 	}
 	for (i = 0; i < ARRAY_SIZE(rows); i++) {
 		snprintf(arg, sizeof(arg), "--%s%s", rows[i].name,
-			 rows[i].has_arg == required_argument ? "=1" : "");
+			 has_arg(&rows[i]) == required_argument ? "=1" : "");
 		parse(&o, arg, NULL);
 		if (strstr(said, "unrecognized") || strstr(said, "invalid option"))
 			snprintf(unknown + strlen(unknown), sizeof(unknown) - strlen(unknown),

@@ -39,86 +39,93 @@ static_assert(offsetof(struct options, flags) == 0, "no switch at offset 0");
 
 /*
  * Every option, in --help's order: its long name, what getopt_long()
- * returns for it (its letter, if it has one), its argument and --help's
- * text for it, whose lines after the first start at HELP_COLUMN. An
- * alias has no text of its own.
+ * returns for it (its letter, if it has one), its argument, the bool it
+ * sets if it is a switch, and --help's text for it, whose lines after the
+ * first start at HELP_COLUMN. An alias has no text of its own.
  */
 static const struct option_row {
 	const char *name;
 	int val;
-	int has_arg;
-	const char *arg;	/* as --help writes it: "=N", "[=N]" */
+	const char *arg;	/* as --help writes it: "", "=N", "[=N]" */
+	size_t sets;		/* a switch: SETS(the bool); else 0 */
 	const char *help;	/* NULL: an alias of the row before */
-	size_t sets;		/* a switch: the bool it sets; else 0 */
 } rows[] = {
-	{ "quiet", 'q', no_argument, "",
-	  "print nothing: the exit status is the answer", SETS(quiet) },
-	{ "all", 'a', no_argument, "",
-	  "report every error, not only the first", SETS(all) },
-	{ "max-errors", OPT_MAX_ERRORS, required_argument, "=N",
+	{ "quiet", 'q', "", SETS(quiet),
+	  "print nothing: the exit status is the answer" },
+	{ "all", 'a', "", SETS(all),
+	  "report every error, not only the first" },
+	{ "max-errors", OPT_MAX_ERRORS, "=N", 0,
 	  "report the first N errors of each input (all of\n"
 	  "them: --all)" },
-	{ "list", 'l', no_argument, "",
+	{ "list", 'l', "", SETS(list),
 	  "print only the names of the inputs that are not\n"
-	  "valid (isutf8 -l); \"(standard input)\" for -", SETS(list) },
-	{ "invert", 'i', no_argument, "",
-	  "with -l, the names of the valid ones instead", SETS(invert) },
-	{ "null", '0', no_argument, "",
-	  "with -l, end each name with NUL, not newline", SETS(null) },
-	{ "no-messages", 's', no_argument, "",
+	  "valid (isutf8 -l); \"(standard input)\" for -" },
+	{ "invert", 'i', "", SETS(invert),
+	  "with -l, the names of the valid ones instead" },
+	{ "null", '0', "", SETS(null),
+	  "with -l, end each name with NUL, not newline" },
+	{ "no-messages", 's', "", SETS(no_messages),
 	  "say nothing about inputs that cannot be read\n"
-	  "(the exit status still says so)", SETS(no_messages) },
-	{ "files-from", OPT_FILES_FROM, required_argument, "=LIST",
+	  "(the exit status still says so)" },
+	{ "files-from", OPT_FILES_FROM, "=LIST", 0,
 	  "the inputs named in the file LIST (- for standard\n"
 	  "input), one per line, or each ended by NUL with -0" },
-	{ "recursive", 'r', no_argument, "",
+	{ "recursive", 'r', "", 0,
 	  "check the files below each directory FILE (. if\n"
 	  "none), as grep -r; symbolic links only if named" },
-	{ "dereference-recursive", 'R', no_argument, "",
+	{ "dereference-recursive", 'R', "", 0,
 	  "the same, following every symbolic link" },
-	{ "include", OPT_INCLUDE, required_argument, "=GLOB",
+	{ "include", OPT_INCLUDE, "=GLOB", 0,
 	  "only the files whose base name matches GLOB" },
-	{ "exclude", OPT_EXCLUDE, required_argument, "=GLOB",
+	{ "exclude", OPT_EXCLUDE, "=GLOB", 0,
 	  "not the files whose base name matches GLOB" },
-	{ "exclude-dir", OPT_EXCLUDE_DIR, required_argument, "=GLOB",
+	{ "exclude-dir", OPT_EXCLUDE_DIR, "=GLOB", 0,
 	  "not below the directories that match GLOB" },
-	{ "binary-files", OPT_BINARY_FILES, required_argument, "=without-match",
+	{ "binary-files", OPT_BINARY_FILES, "=without-match", 0,
 	  "skip files with a NUL byte in their\n"
 	  "first 32 KiB (grep's rule); text: check them" },
-	{ "names", OPT_NAMES, no_argument, "",
+	{ "names", OPT_NAMES, "", SETS(names),
 	  "check the names of the FILEs (with -r, of everything\n"
-	  "below), not their contents", SETS(names) },
-	{ "context", OPT_CONTEXT, optional_argument, "[=N]",
+	  "below), not their contents" },
+	{ "context", OPT_CONTEXT, "[=N]", 0,
 	  "after each error, the bad bytes in hex and up to N\n"
 	  "bytes (16; 64 at most) each side, within its line" },
-	{ "color", OPT_COLOR, optional_argument, "[=WHEN]",
+	{ "color", OPT_COLOR, "[=WHEN]", 0,
 	  "colour the reports (or --colour): WHEN is auto (the\n"
 	  "default: on a terminal, unless NO_COLOR is set),\n"
 	  "always or never" },
-	{ "colour", OPT_COLOR, optional_argument, "[=WHEN]", NULL },
-	{ "replace", 'S', no_argument, "",
+	{ "colour", OPT_COLOR, "[=WHEN]", 0, NULL },
+	{ "replace", 'S', "", SETS(replace),
 	  "write the input to standard output with each error\n"
 	  "(maximal subpart) replaced by U+FFFD, as the WHATWG\n"
-	  "Encoding Standard decodes it; report nothing", SETS(replace) },
-	{ "format", OPT_FORMAT, required_argument, "=FORMAT",
+	  "Encoding Standard decodes it; report nothing" },
+	{ "format", OPT_FORMAT, "=FORMAT", 0,
 	  "kv (the default), gnu or json" },
-	{ "json", OPT_JSON, no_argument, "",
+	{ "json", OPT_JSON, "", 0,
 	  "the same as --format=json" },
-	{ "rfc2279", OPT_FLAG | UTF8VAL_RFC2279, no_argument, "",
+	{ "rfc2279", OPT_FLAG | UTF8VAL_RFC2279, "", 0,
 	  "also accept RFC 2279's 5- and 6-byte forms" },
-	{ "surrogates", OPT_FLAG | UTF8VAL_SURROGATES, no_argument, "",
+	{ "surrogates", OPT_FLAG | UTF8VAL_SURROGATES, "", 0,
 	  "accept encoded U+D800..U+DFFF" },
-	{ "reject-nul", OPT_FLAG | UTF8VAL_REJECT_NUL, no_argument, "",
+	{ "reject-nul", OPT_FLAG | UTF8VAL_REJECT_NUL, "", 0,
 	  "refuse U+0000" },
-	{ "reject-nonchar", OPT_FLAG | UTF8VAL_REJECT_NONCHAR, no_argument, "",
+	{ "reject-nonchar", OPT_FLAG | UTF8VAL_REJECT_NONCHAR, "", 0,
 	  "refuse the 66 noncharacters" },
-	{ "reject-bom", OPT_FLAG | UTF8VAL_REJECT_BOM, no_argument, "",
+	{ "reject-bom", OPT_FLAG | UTF8VAL_REJECT_BOM, "", 0,
 	  "refuse a leading U+FEFF" },
-	{ "help", 'h', no_argument, "",
+	{ "help", 'h', "", 0,
 	  "print this help and exit" },
-	{ "version", 'V', no_argument, "",
+	{ "version", 'V', "", 0,
 	  "print the version and exit" },
 };
+
+/* getopt_long()'s has_arg, from the argument as --help writes it */
+static int has_arg(const struct option_row *r)
+{
+	if (!*r->arg)
+		return no_argument;
+	return *r->arg == '[' ? optional_argument : required_argument;
+}
 
 /* getopt_long()'s forms of the table, made from it (options_from_rows()) */
 static struct option long_options[ARRAY_SIZE(rows) + 1];
@@ -193,14 +200,14 @@ static void options_from_rows(void)
 
 	*letter++ = ':';	/* a missing argument is ':', not '?' */
 	for (i = 0; i < ARRAY_SIZE(rows); i++) {
-		long_options[i] = (struct option){ rows[i].name, rows[i].has_arg,
+		long_options[i] = (struct option){ rows[i].name, has_arg(&rows[i]),
 						   NULL, rows[i].val };
 		if (rows[i].val >= 0x100)
 			continue;
 		*letter++ = rows[i].val;
-		if (rows[i].has_arg != no_argument)
+		if (has_arg(&rows[i]) != no_argument)
 			*letter++ = ':';
-		if (rows[i].has_arg == optional_argument)
+		if (has_arg(&rows[i]) == optional_argument)
 			*letter++ = ':';
 	}
 }
