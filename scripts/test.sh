@@ -342,8 +342,9 @@ for series in $(kernel_series full); do
 		scripts/guest/run "$series" test
 done
 # (with --all, the arch rows' whole suite)
+arch_left="all but stress, lifecycle and the policy's attacks"
 for series in $(kernel_series arch); do
-	start after $prepared suite "guest: Debian $series kernel in qemu${left_out:+, all but stress, lifecycle and the policy's attacks}" 80 \
+	start after $prepared suite "guest: Debian $series kernel in qemu${left_out:+, $arch_left}" 80 \
 		scripts/guest/run "$series" "${left_out:+arch}${all:+test}"
 done
 for series in $(kernel_series short); do
