@@ -366,6 +366,12 @@ static const unsigned int quick_flags[] = {
 	UTF8VAL_REJECT_NONCHAR, UTF8VAL_REJECT_BOM, UTF8VAL_FLAGS_ALL,
 };
 
+const char *all_flags_said(void)
+{
+	return quick_run() ? "no flag, each alone and all" :
+			     "every flag combination";
+}
+
 unsigned long for_all_flags(unsigned long (*fn)(unsigned int flags, void *arg),
 			    void *arg)
 {

@@ -74,6 +74,8 @@ bool quick_run(void);
  */
 unsigned long for_all_flags(unsigned long (*fn)(unsigned int flags, void *arg),
 			    void *arg);
+/* What for_all_flags() runs, for a result's text. */
+const char *all_flags_said(void);
 /* The same for the @n flag values of @list (NULL: the values 0 to n - 1). */
 unsigned long for_flags_in(const unsigned int *list, unsigned int n,
 			   unsigned long (*fn)(unsigned int flags, void *arg),
