@@ -89,8 +89,10 @@ void model_verdict(const struct stream_model *m, struct utf8val_ioc_verdict *v)
 }
 
 /*
- * The error names as utf8val(4) documents them, written out here rather
- * than taken from the module: they are ABI, and a renamed one must show.
+ * The error names as utf8val(1) and Documentation/utf8val.rst list them,
+ * written out here rather than taken from the module: they are ABI, and a
+ * renamed one must show. (UTF8VAL_EFLAGS never reaches a verdict: the
+ * ioctls refuse unknown flags.)
  */
 const char *model_error_name(unsigned int error)
 {
@@ -121,8 +123,8 @@ const char *model_error_name(unsigned int error)
 }
 
 /*
- * The read() line, field by field as utf8val(4) gives its grammar (not
- * as the module prints it: the two are written independently): the
+ * The read() line, field by field as utf8val(4) gives its form (not as
+ * the module prints it: the two are written independently): the
  * verdict and the counts; for an error, where it is; for a bad sequence,
  * its name; for an error, its line and column.
  */
