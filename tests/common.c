@@ -360,7 +360,7 @@ bool quick_run(void)
 	return q && *q;
 }
 
-/* Under an emulator: no flag, each flag alone, and all of them. */
+/* A quick run: no flag, each flag alone, and all of them. */
 static const unsigned int quick_flags[] = {
 	0, UTF8VAL_RFC2279, UTF8VAL_SURROGATES, UTF8VAL_REJECT_NUL,
 	UTF8VAL_REJECT_NONCHAR, UTF8VAL_REJECT_BOM, UTF8VAL_FLAGS_ALL,

@@ -64,7 +64,11 @@ int shared_missing(const char *what, bool whole);
 
 
 
-/* UTF8VAL_QUICK=1: a run under an emulator, which does less. */
+/*
+ * UTF8VAL_QUICK=1: a run that does less, under an emulator, and where
+ * another build runs the whole (the sanitizers', the kernel flags', make
+ * check's: scripts/run-host-tests).
+ */
 bool quick_run(void);
 
 /*

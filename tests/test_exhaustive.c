@@ -4,8 +4,9 @@
  * every input of 3 bytes and structured 4- to 6-byte inputs with all but
  * one of the flags set every way, against the reference.
  *
- * Under an emulator (UTF8VAL_QUICK, scripts/cross-tests), where the whole
- * run would take an hour, the 3- to 6-byte inputs and those inside words
+ * In a quick run (UTF8VAL_QUICK: under an emulator, where the whole run
+ * would take an hour, and where another build runs it whole), the 3- to
+ * 6-byte inputs and those inside words
  * run without flags and with all of them, and inputs of 3 or 4 bytes
  * whose first byte is ASCII only after 00, 41 and 7F (any other ASCII
  * byte leaves the same state behind).

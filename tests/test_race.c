@@ -3,7 +3,7 @@
  * Bytes that change during the call: a second thread rewrites bytes of
  * the input (and of a stream's chunks) while every entry point runs on
  * it, on every path the CPU has, under every flag combination (a quick
- * run under an emulator: none, each alone, all), with the input ending
+ * run: none, each alone, all), with the input ending
  * where an inaccessible page begins or starting where one ends. Whatever the bytes do, nothing may
  * be read outside the input (a read past it faults) nor written outside
  * the output, and every answer must be well formed: offsets and lengths
@@ -327,7 +327,7 @@ int main(void)
 	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 	pthread_join(thread, NULL);
 	tap_result(!failures,
-		   "every entry point, path and flag reads only its input and answers well formed while a thread rewrites it (%lu bad answers)",
-		   failures);
+		   "every entry point and path, %s, reads only its input and answers well formed while a thread rewrites it (%lu bad answers)",
+		   all_flags_said(), failures);
 	return tap_finish();
 }
