@@ -1522,6 +1522,16 @@ static void detach_at_exit(void)
 
 static void pinned_and_followed(void);
 
+/*
+ * bpffs where --pin pins, and a detach at exit: a policy pinned by a test
+ * that failed half way must not stay. Before the first test that pins.
+ */
+static void ready_to_pin(void)
+{
+	mount("bpf", "/sys/fs/bpf", "bpf", 0, "mode=0700");
+	atexit(detach_at_exit);
+}
+
 static void pinned_policy(const char *dir)
 {
 	struct policy p;
@@ -1530,9 +1540,7 @@ static void pinned_policy(const char *dir)
 	int status, refused;
 	bool ready;
 
-	mount("bpf", "/sys/fs/bpf", "bpf", 0, "mode=0700");
-	/* a policy pinned by a test that failed half way must not stay */
-	atexit(detach_at_exit);
+	ready_to_pin();
 	f = fopen("/tmp/utf8names.conf", "w");
 	if (f) {
 		fprintf(f, "# the settings\nmode audit\n  mode enforce  # the last wins\n");
@@ -2365,9 +2373,7 @@ int main(int argc, char **argv)
 		 * (maps only) under a flood
 		 */
 		flood_during_sigterm("/tmp/un");
-		/* (where the whole run's pinned_policy() mounts bpffs) */
-		mount("bpf", "/sys/fs/bpf", "bpf", 0, "mode=0700");
-		atexit(detach_at_exit);
+		ready_to_pin();
 		reload_in_place("/tmp/un", "/tmp/other");
 		tap_result(true, "%s # SKIP --core: %s",
 			   "--audit, --mount, the other routes, signals, races, a stuck reader, pinning's other cases",
