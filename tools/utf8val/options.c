@@ -200,14 +200,15 @@ static void options_from_rows(void)
 
 	*letter++ = ':';	/* a missing argument is ':', not '?' */
 	for (i = 0; i < ARRAY_SIZE(rows); i++) {
-		long_options[i] = (struct option){ rows[i].name, has_arg(&rows[i]),
-						   NULL, rows[i].val };
+		int arg = has_arg(&rows[i]);
+
+		long_options[i] = (struct option){ rows[i].name, arg, NULL, rows[i].val };
 		if (rows[i].val >= 0x100)
 			continue;
 		*letter++ = rows[i].val;
-		if (has_arg(&rows[i]) != no_argument)
+		if (arg != no_argument)
 			*letter++ = ':';
-		if (has_arg(&rows[i]) == optional_argument)
+		if (arg == optional_argument)
 			*letter++ = ':';
 	}
 }
