@@ -396,10 +396,10 @@ $(BUILD)/bench/peers_simdutf_now.o: bench/peers_simdutf.cc bench/peers.h $(SIMDU
 	@mkdir -p $(@D)
 	$(CXX) -O2 -g -std=c++17 -Wall -Wextra -DSIMDUTF_NOW $(SIMDUTF_NOW_NS) \
 		-I$(SIMDUTF_NOW) -c $< -o $@
-PEERS		:= $(BUILD)/bench/peers.o $(BUILD)/bench/peers_simdjson.o \
-		   $(BUILD)/bench/peers_simdutf.o \
-		   $(if $(wildcard $(SIMDUTF_NOW)/simdutf.cpp),\
+SIMDUTF_NOW_OBJS := $(if $(wildcard $(SIMDUTF_NOW)/simdutf.cpp),\
 			$(BUILD)/bench/peers_simdutf_now.o $(BUILD)/bench/simdutf_now.o)
+PEERS		:= $(BUILD)/bench/peers.o $(BUILD)/bench/peers_simdjson.o \
+		   $(BUILD)/bench/peers_simdutf.o $(SIMDUTF_NOW_OBJS)
 # The inputs and the read ceiling, shared by the tables; the corpora
 # scripts/bench-corpora makes, read beside ../shared's.
 BENCH_COMMON	:= bench/datasets.c bench/read_ceiling.c
@@ -413,9 +413,10 @@ $(BUILD)/bench/bench: bench/bench.c $(BENCH_COMMON) $(BENCH_COMMON_HDR) $(PEERS)
 
 $(BUILD)/bench/fpu_cost: bench/fpu_cost.c $(BENCH_OBJS)
 	$(CC) -O2 -g $(WARN) -I. $(ARCH_INC) -o $@ $< $(BENCH_OBJS)
-$(BUILD)/bench/icount: bench/icount.c bench/datasets.c $(BENCH_COMMON_HDR) $(BENCH_OBJS) $(BUILD)/bench/peers_simdutf.o
+$(BUILD)/bench/icount: bench/icount.c bench/datasets.c $(BENCH_COMMON_HDR) $(BENCH_OBJS) $(BUILD)/bench/peers_simdutf.o $(SIMDUTF_NOW_OBJS)
 	$(CC) -O2 -g $(WARN) -I. $(ARCH_INC) $(BENCH_DEFS) -o $@ $< bench/datasets.c \
-		$(BENCH_OBJS) $(BUILD)/bench/peers_simdutf.o $(SIMDUTF_LIBS) -lstdc++
+		$(BENCH_OBJS) $(BUILD)/bench/peers_simdutf.o $(SIMDUTF_NOW_OBJS) \
+		$(SIMDUTF_LIBS) -lstdc++
 
 # Instructions per byte on an emulated CPU (scripts/emu-icount builds it
 # with CROSS_COMPILE= another architecture's triplet and that

@@ -58,6 +58,7 @@ static void make_random(struct dataset *d, const char *name, const char *what,
 	while (n + 4 <= DATASET_LEN)
 		n += utf8val_encode(random_cp(kind), 0, d->text + n);
 	d->len = n;
+	d->period = n;
 }
 
 /* A whole file, valid UTF-8, or NULL. */
@@ -110,6 +111,7 @@ static void make_repeated(struct dataset *d, const char *name,
 		memcpy(d->text + d->len, src, len);
 		d->len += len;
 	}
+	d->period = len;
 }
 
 static bool make_corpus(struct dataset *d, const char *name, const char *what,

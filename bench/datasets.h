@@ -18,6 +18,7 @@ struct dataset {
 	const char *what;	/* one line for the table's legend */
 	u8 *text;
 	size_t len;
+	size_t period;		/* the text repeats after this many bytes */
 };
 
 /* A buffer to validate: a pointer into a dataset's text. */
