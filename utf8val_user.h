@@ -15,6 +15,9 @@
 #ifndef noinline
 #define noinline	__attribute__((__noinline__))
 #endif
+#ifndef __aligned
+#define __aligned(x)	__attribute__((__aligned__(x)))
+#endif
 #ifndef __always_unused
 #define __always_unused	__attribute__((__unused__))
 #endif

@@ -55,14 +55,31 @@ static inline __m512i broadcast16(const char *t)
 	return _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)t));
 }
 
+/*
+ * The constants of the tables, each a whole register in memory. From a
+ * byte (_mm512_set1_epi8()), or from a table whose bytes it can see, GCC
+ * moves the byte into a general register and broadcasts it from there:
+ * a shuffle, on the one port of Intel's cores that also does the checks'
+ * own, five of the seventeen of whole()'s check there. Reached through a
+ * pointer GCC cannot see through (tables_loaded()), they are loads, most
+ * of them folded into the instruction that uses them.
+ */
+static const struct {
+	char nibble[64], third_min[64], fourth_min[64], bit7[64];
+	/* the largest byte at each place of a block that ends a character */
+	char tail_max[64];
+} consts __aligned(64) = {
+	.nibble = { [0 ... 63] = 0x0f },
+	.third_min = { [0 ... 63] = (char)(THIRD_MIN - 0x80) },
+	.fourth_min = { [0 ... 63] = (char)(FOURTH_MIN - 0x80) },
+	.bit7 = { [0 ... 63] = (char)0x80 },
+	.tail_max = { [0 ... 60] = (char)0xff, (char)0xef, (char)0xdf,
+		      (char)0xbf },
+};
+
 /* (only those a caller uses are loaded: it inlines) */
 static __always_inline struct avx512_tables tables(void)
 {
-	/* the largest byte at each place of a block that ends a character */
-	static const char tail_max[64] = {
-		[0 ... 60] = (char)0xff, (char)0xef, (char)0xdf, (char)0xbf,
-	};
-
 	return (struct avx512_tables){
 		.prev_high = broadcast16(prev_high),
 		.prev_low = broadcast16(prev_low),
@@ -71,8 +88,28 @@ static __always_inline struct avx512_tables tables(void)
 		.third_min = _mm512_set1_epi8((char)(THIRD_MIN - 0x80)),
 		.fourth_min = _mm512_set1_epi8((char)(FOURTH_MIN - 0x80)),
 		.bit7 = _mm512_set1_epi8((char)0x80),
-		.tail_max = _mm512_loadu_si512(tail_max),
+		.tail_max = _mm512_load_si512(consts.tail_max),
 	};
+}
+
+/*
+ * tables() with its constants loaded: for one block, where setting them
+ * up is a third of the work. (Not for the block loop, which sets them up
+ * once: the loads this brought into it cost ASCII at 64 KiB a tenth of
+ * its speed.)
+ */
+static __always_inline struct avx512_tables tables_loaded(void)
+{
+	const typeof(consts) *c = &consts;
+	struct avx512_tables t = tables();
+
+	__asm__ ("" : "+r" (c));	/* GCC no longer knows the bytes */
+	t.nibble = _mm512_load_si512(c->nibble);
+	t.third_min = _mm512_load_si512(c->third_min);
+	t.fourth_min = _mm512_load_si512(c->fourth_min);
+	t.bit7 = _mm512_load_si512(c->bit7);
+	t.tail_max = _mm512_load_si512(c->tail_max);
+	return t;
 }
 
 /* utf8val_simd_rules.h's primitives: a register of 64 bytes */
@@ -400,7 +437,7 @@ out:
  */
 size_t utf8val_avx512_whole(const u8 *s, size_t len)
 {
-	const struct avx512_tables t = tables();
+	const struct avx512_tables t = tables_loaded();
 	__m512i in = _mm512_maskz_loadu_epi8(~0ull >> (64 - len), s);
 	__m512i open = _mm512_subs_epu8(in, t.tail_max);
 
