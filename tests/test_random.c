@@ -274,6 +274,43 @@ static unsigned long across_a_section(void)
 	return bad;
 }
 
+/*
+ * Each bad sequence, and each character at a bound of the rules, at every
+ * position of ASCII text of every length from 1 to 72 bytes, cut short
+ * where the text ends: where utf8val_check() answers from one vector
+ * block (up to 64 bytes, AVX-512's whole()) or from the words alone,
+ * and just past them.
+ */
+#define SHORT_MAX	72
+
+static unsigned long short_planted(void)
+{
+	static const u8 *const bounds[] = {
+		(const u8 *)"\xc2\x80", (const u8 *)"\xdf\xbf",
+		(const u8 *)"\xe0\xa0\x80", (const u8 *)"\xed\x9f\xbf",
+		(const u8 *)"\xee\x80\x80", (const u8 *)"\xf0\x90\x80\x80",
+		(const u8 *)"\xf4\x8f\xbf\xbf",
+	};
+	u8 buf[SHORT_MAX];
+	unsigned long bad = 0;
+
+	for (size_t len = 1; len <= SHORT_MAX; len++) {
+		for (size_t k = 0; k < NSNIPPETS + ARRAY_SIZE(bounds); k++) {
+			const u8 *snip = k < NSNIPPETS ? bad_snippets[k] :
+					 bounds[k - NSNIPPETS];
+			size_t n = strlen((const char *)snip);
+
+			for (size_t at = 0; at < len; at++) {
+				memset(buf, 'a', len);
+				memcpy(buf + at, snip,
+				       n < len - at ? n : len - at);
+				bad += !compare_all(buf, len, 0, 0, NULL);
+			}
+		}
+	}
+	return bad;
+}
+
 int main(void)
 {
 	static const struct random_run valid = { 3000, 0 };
@@ -303,6 +340,9 @@ int main(void)
 			   "strict and surrogate modes" :
 			   all_flags_said(), bad);
 	}
+	bad = short_planted();
+	tap_result(!bad, "%zu ill-formed sequences and 7 characters at the rules' bounds at every position of every length up to %u bytes, cut short by the end, every path: %lu mismatches",
+		   NSNIPPETS, SHORT_MAX, bad);
 	bad = past_a_section();
 	tap_result(!bad, "strict text ending just past a 16 KiB vector section, every path: %lu mismatches",
 		   bad);
