@@ -552,8 +552,8 @@ static __always_inline size_t simd_prefix(utf8val_blocks_fn blocks,
 }
 
 /*
- * The valid prefix of a whole short input, uncounted: by the path's
- * whole(), its length or 0.
+ * A whole short input's valid prefix, uncounted, by the path's whole():
+ * its length or 0 (nonzero: valid).
  */
 static __always_inline size_t simd_whole(const struct utf8val_simd_impl *impl,
 					 const u8 *s, size_t len)
@@ -563,7 +563,7 @@ static __always_inline size_t simd_whole(const struct utf8val_simd_impl *impl,
 	UTF8VAL_SIMD_SAVE_AREA;
 	/* (a section with a save area goes out of line: see simd_prefix()) */
 	if (UTF8VAL_SIMD_SAVE_AREA_SIZE)
-		return simd_prefix(impl->blocks, s, len, NULL);
+		return simd_prefix(impl->blocks, s, len, NULL) == len ? len : 0;
 	utf8val_simd_begin();
 	n = impl->whole(s, len);
 	utf8val_simd_end();
@@ -1359,7 +1359,7 @@ enum utf8val_error utf8val_validate(const void *buf, size_t len,
 
 UTF8VAL_EXPORT(utf8val_validate);
 
-/* utf8val_check() past 64 bytes, out of line (see there) */
+/* utf8val_check() of all but 8 to 64 bytes, out of line (see there) */
 static noinline bool check_long(const u8 *s, size_t len)
 {
 	return fast_prefix(dfa_strict, s, len, len, NULL) == len;
@@ -1389,7 +1389,7 @@ bool utf8val_check(const void *buf, size_t len)
 	 * 8 to 64 bytes, the commonest input, answered here: the words,
 	 * or one call of the path's whole() (whose 0 is the answer, as
 	 * nothing asks where the error is), or the DFA. The DFA and the
-	 * vector paths' set-up are in functions of their own: inlined,
+	 * longer inputs' set-up are in functions of their own: inlined,
 	 * they made this one save five registers on every call, a third
 	 * of a short ASCII input's time.
 	 */
@@ -1400,7 +1400,7 @@ bool utf8val_check(const void *buf, size_t len)
 	if (NR_UTF8VAL_PATHS > 1 && len >= UTF8VAL_SIMD_MIN_LEN) {
 		impl = &simd_impls[utf8val_read_once(simd_path)];
 		if (checks_whole(impl, len))
-			return simd_whole(impl, buf, len) == len;
+			return simd_whole(impl, buf, len) != 0;
 	}
 	return check_dfa(buf, len);
 }

@@ -60,15 +60,16 @@ static inline __m512i broadcast16(const char *t)
  * byte (_mm512_set1_epi8()), or from a table whose bytes it can see, GCC
  * moves the byte into a general register and broadcasts it from there:
  * a shuffle, on the one port of Intel's cores that also does the checks'
- * own, five of the seventeen of whole()'s check there. Reached through a
- * pointer GCC cannot see through (tables_loaded()), they are loads, most
- * of them folded into the instruction that uses them.
+ * own shuffles. In whole() that was five of the seventeen instructions
+ * on that port. Reached through a pointer GCC cannot see through
+ * (tables_loaded()), they are loads, most of them folded into the
+ * instruction that uses them.
  */
-static const struct {
+static const struct avx512_splats {
 	char nibble[64], third_min[64], fourth_min[64], bit7[64];
 	/* the largest byte at each place of a block that ends a character */
 	char tail_max[64];
-} consts __aligned(64) = {
+} splats __aligned(64) = {
 	.nibble = { [0 ... 63] = 0x0f },
 	.third_min = { [0 ... 63] = (char)(THIRD_MIN - 0x80) },
 	.fourth_min = { [0 ... 63] = (char)(FOURTH_MIN - 0x80) },
@@ -88,7 +89,7 @@ static __always_inline struct avx512_tables tables(void)
 		.third_min = _mm512_set1_epi8((char)(THIRD_MIN - 0x80)),
 		.fourth_min = _mm512_set1_epi8((char)(FOURTH_MIN - 0x80)),
 		.bit7 = _mm512_set1_epi8((char)0x80),
-		.tail_max = _mm512_load_si512(consts.tail_max),
+		.tail_max = _mm512_load_si512(splats.tail_max),
 	};
 }
 
@@ -100,8 +101,8 @@ static __always_inline struct avx512_tables tables(void)
  */
 static __always_inline struct avx512_tables tables_loaded(void)
 {
-	const typeof(consts) *c = &consts;
-	struct avx512_tables t = tables();
+	const struct avx512_splats *c = &splats;
+	struct avx512_tables t = tables();	/* the three nibble tables */
 
 	__asm__ ("" : "+r" (c));	/* GCC no longer knows the bytes */
 	t.nibble = _mm512_load_si512(c->nibble);
