@@ -68,8 +68,8 @@ INSTALLED_CFLAGS := $(HOST_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 CLI_CPPFLAGS	:= -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -I.
 
 CORE_SRC	:= utf8val_core.c
-CORE_HDR	:= utf8val.h utf8val_types.h utf8val_simd.h utf8val_user.h \
-		   $(ARCH_HDR)
+CORE_HDR	:= utf8val.h utf8val_types.h utf8val_simd.h utf8val_lines.h \
+		   utf8val_user.h $(ARCH_HDR)
 VEC_HDR		:= utf8val_simd_tables.h utf8val_simd_rules.h utf8val_simd_loop.h
 TEST_COMMON	:= tests/common.c tests/reference.c tests/tap.c
 # where the tests find shared/ wherever they run (tests/common.c)

@@ -23,6 +23,7 @@
  */
 
 #include "utf8val.h"
+#include "utf8val_lines.h"
 #include "utf8val_simd.h"
 
 #define HIGH_BITS	0x8080808080808080ull
@@ -1070,6 +1071,125 @@ u64 utf8val_count(const void *buf, size_t len)
 }
 
 UTF8VAL_EXPORT(utf8val_count);
+
+/* 0x80 in each byte lane of @w that holds a newline, 0 in the others. */
+static inline u64 newline_lanes(u64 w)
+{
+	const u64 x = w ^ (LOW_BITS * '\n');
+
+	/* bit 7 of a lane set where x has any bit set: no carry leaves it */
+	return ~(((x & ~HIGH_BITS) + ~HIGH_BITS) | x) & HIGH_BITS;
+}
+
+/*
+ * The newlines in the @len bytes at @s, a word at a time (the kernel's
+ * memchr() on x86-64 and riscv is lib/string.c's, a byte a step).
+ */
+static u64 newlines_words(const u8 *s, size_t len)
+{
+	u64 total = 0;
+	size_t i = 0;
+
+	while (len - i >= 32) {
+		u64 lanes = 0, pairs;
+		unsigned int n;
+
+		/* 63 rounds of up to 4 per byte lane stay below 256. */
+		for (n = 0; n < 63 && len - i >= 32; n++, i += 32)
+			lanes += (newline_lanes(load64(s + i)) >> 7) +
+				 (newline_lanes(load64(s + i + 8)) >> 7) +
+				 (newline_lanes(load64(s + i + 16)) >> 7) +
+				 (newline_lanes(load64(s + i + 24)) >> 7);
+		pairs = (lanes & 0x00ff00ff00ff00ffull) +
+			((lanes >> 8) & 0x00ff00ff00ff00ffull);
+		total += (pairs * 0x0001000100010001ull) >> 48;
+	}
+	for (; i < len; i++)
+		total += s[i] == '\n';
+	return total;
+}
+
+/* The newlines in whole 64-byte blocks at @s, by the path's vector code. */
+static noinline u64 simd_newlines(utf8val_newlines_fn newlines, const u8 *s,
+				  size_t len)
+{
+	u64 n;
+
+	UTF8VAL_SIMD_SAVE_AREA;
+	utf8val_simd_begin();
+	n = newlines(s, len);
+	utf8val_simd_end();
+	return n;
+}
+
+/* The newlines in the @len bytes at @s, by the fastest path. */
+static u64 count_newlines(const u8 *s, size_t len)
+{
+	const size_t blocks = len & ~(size_t)63;
+	utf8val_newlines_fn newlines = NULL;
+
+	if (NR_UTF8VAL_PATHS > 1 && blocks && len >= UTF8VAL_SIMD_MIN_LEN)
+		newlines = simd_impls[utf8val_read_once(simd_path)].newlines;
+	if (!newlines || !utf8val_simd_usable())
+		return newlines_words(s, len);
+	return simd_newlines(newlines, s, blocks) +
+	       newlines_words(s + blocks, len - blocks);
+}
+
+/*
+ * The offset just past the last newline in the @len bytes at @s, a word
+ * at a time from the end; 0 if there is none.
+ */
+static size_t after_last_newline(const u8 *s, size_t len)
+{
+	size_t i = len;
+
+	while (i >= 8 && !newline_lanes(load64(s + i - 8)))
+		i -= 8;
+	while (i && s[i - 1] != '\n')
+		i--;
+	return i;
+}
+
+/**
+ * utf8val_lines_follow() - follow the lines of the chunk just fed
+ * @l: the stream's lines so far
+ * @st: the stream, @buf fed to it last
+ * @buf: the chunk
+ * @len: its length in bytes
+ * @start: the stream's offset of @buf[0]
+ *
+ * Counts the newlines of @buf's valid text, up to the stream's first
+ * error if it is in @buf. A character left open at the end of @buf holds
+ * no newline, and its lead byte is the one byte of @buf not yet counted
+ * in the stream's characters. @buf must not change from the feed to
+ * here (the device's bounce page does not); if it does, nothing outside
+ * it is read, but the column may be wrong.
+ *
+ * Context: Any context.
+ */
+void utf8val_lines_follow(struct utf8val_lines *l,
+			  const struct utf8val_stream *st,
+			  const void *buf, size_t len, u64 start)
+{
+	struct utf8val_result res;
+	const u8 *s = buf;
+	u64 leads, newlines;
+	size_t after;
+
+	utf8val_stream_result(st, &res);
+	leads = res.chars + (res.error == UTF8VAL_EINCOMPLETE);
+	if (res.error && res.error != UTF8VAL_EINCOMPLETE) {
+		len = res.valid_up_to > start ? res.valid_up_to - start : 0;
+		leads = res.chars;
+	}
+	newlines = count_newlines(s, len);
+	if (!newlines)
+		return;
+	after = after_last_newline(s, len);
+	l->line += newlines;
+	l->line_chars = leads - utf8val_count(s + after, len - after);
+}
 
 /**
  * utf8val_stream_init() - start an incremental validation

@@ -28,6 +28,7 @@
 
 #include "utf8val.h"
 #include "utf8val_bpf.h"
+#include "utf8val_lines.h"
 #include "utf8val_simd.h"
 #include "uapi/linux/utf8val.h"
 
@@ -89,8 +90,7 @@ struct utf8val_file {
 	struct utf8val_stream st;
 	u8 *bounce;		/* PAGE_SIZE: user bytes pass through here */
 	u64 bytes;		/* sum of the write() results */
-	u64 line;		/* 1 + newlines before the tracked point */
-	u64 line_chars;		/* characters before the current line */
+	struct utf8val_lines lines;	/* of the valid text: the verdict's */
 	loff_t read_pos;	/* in the verdict line; a write rewinds it */
 	bool counted;		/* the verdict went into the statistics */
 	bool open_tail;		/* ends inside a character; read locklessly */
@@ -117,40 +117,18 @@ static void restart(struct utf8val_file *uf, unsigned int flags)
 {
 	utf8val_stream_init(&uf->st, flags);
 	uf->bytes = 0;
-	uf->line = 1;
-	uf->line_chars = 0;
+	utf8val_lines_init(&uf->lines);
 	uf->read_pos = 0;
 	uf->counted = false;
 	publish_tail(uf);
 }
 
-/*
- * Feed one chunk that starts at stream offset @start and follow its
- * newlines up to the first error, for the verdict's line and column. A
- * sequence left open by the chunk contains no newline, and its lead byte
- * is the only one not yet counted in the stream's characters.
- */
+/* Feed one chunk that starts at stream offset @start, and follow its lines. */
 static void feed_chunk(struct utf8val_file *uf, const u8 *buf, size_t len,
 		       u64 start)
 {
-	struct utf8val_result res;
-	const u8 *nl, *p = buf, *end;
-	u64 leads;
-
 	utf8val_stream_feed(&uf->st, buf, len);
-	utf8val_stream_result(&uf->st, &res);
-	end = buf + len;
-	leads = res.chars + (res.error == UTF8VAL_EINCOMPLETE);
-	if (res.error && res.error != UTF8VAL_EINCOMPLETE) {
-		end = buf + (res.valid_up_to > start ? res.valid_up_to - start : 0);
-		leads = res.chars;
-	}
-	while (p < end && (nl = memchr(p, '\n', end - p))) {
-		uf->line++;
-		p = nl + 1;
-	}
-	if (p != buf)
-		uf->line_chars = leads - utf8val_count(p, end - p);
+	utf8val_lines_follow(&uf->lines, &uf->st, buf, len, start);
 }
 
 /*
@@ -285,8 +263,8 @@ static void get_verdict(struct utf8val_file *uf, struct utf8val_ioc_verdict *v)
 		.error = res.error,
 		.error_len = res.error_len,
 		.flags = uf->st.flags,
-		.line = uf->line,
-		.column = res.chars - uf->line_chars + 1,
+		.line = uf->lines.line,
+		.column = res.chars - uf->lines.line_chars + 1,
 	};
 }
 

@@ -44,6 +44,13 @@ typedef size_t (*utf8val_blocks_fn)(const u8 *s, size_t from, size_t to,
 typedef size_t (*utf8val_whole_fn)(const u8 *s, size_t len);
 
 /*
+ * The newlines in the @len bytes at @s, @len a multiple of 64 (for
+ * /dev/utf8val's line numbers). Only between utf8val_simd_begin() and
+ * utf8val_simd_end().
+ */
+typedef u64 (*utf8val_newlines_fn)(const u8 *s, size_t len);
+
+/*
  * The end of every path's blocks() when @to ends the input and the last
  * clean block, at @i - 64, leaves a character open: that block is not
  * clean after all. Takes its characters (@last_chars) back from *@count;
@@ -80,6 +87,7 @@ struct utf8val_simd_impl {
 					 * counted (blocks() when it is);
 					 * set wherever whole_max is
 					 */
+	utf8val_newlines_fn newlines;	/* or NULL: the core's words */
 };
 
 /*

@@ -284,4 +284,31 @@ size_t utf8val_neon_blocks(const u8 *s, size_t from, size_t to, bool end,
 {
 	return vec_blocks(s, from, to, end, chars);
 }
+
+/*
+ * The newlines in the @len bytes at @s, @len a multiple of 64: a counter
+ * a byte lane, summed before one could pass 255.
+ */
+u64 utf8val_neon_newlines(const u8 *s, size_t len)
+{
+	const uint8x16_t nl = vdupq_n_u8('\n');
+	u64 n = 0;
+	size_t i = 0;
+
+	while (i < len) {
+		const size_t stop = len - i > 255 * 64 ? i + 255 * 64 : len;
+		uint8x16_t a = vdupq_n_u8(0), b = a, c = a, d = a;
+
+		/* a newline compares to 0xff, -1: the counters count down */
+		for (; i < stop; i += 64) {
+			a = vsubq_u8(a, vceqq_u8(vld1q_u8(s + i), nl));
+			b = vsubq_u8(b, vceqq_u8(vld1q_u8(s + i + 16), nl));
+			c = vsubq_u8(c, vceqq_u8(vld1q_u8(s + i + 32), nl));
+			d = vsubq_u8(d, vceqq_u8(vld1q_u8(s + i + 48), nl));
+		}
+		n += vaddlvq_u8(a) + vaddlvq_u8(b) + vaddlvq_u8(c) +
+		     vaddlvq_u8(d);
+	}
+	return n;
+}
 #endif /* __CHECKER__ */

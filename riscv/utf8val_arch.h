@@ -24,13 +24,15 @@ enum utf8val_path {
  */
 size_t utf8val_rvv_blocks(const u8 *s, size_t from, size_t to, bool end,
 			  u64 *chars);
+u64 utf8val_rvv_newlines(const u8 *s, size_t len);
 
 /*
  * The name, the blocks function, the length below which the DFA alone is
- * faster, and below which ASCII words go first.
+ * faster, and below which ASCII words go first; the newline counter.
  */
 #define UTF8VAL_ARCH_IMPLS						\
-	[UTF8VAL_PATH_RVV] = { "rvv", utf8val_rvv_blocks, 80, 256 },
+	[UTF8VAL_PATH_RVV] = { "rvv", utf8val_rvv_blocks, 80, 256,	\
+			       .newlines = utf8val_rvv_newlines },
 
 #ifdef __KERNEL__
 #include <asm/cpufeature.h>

@@ -250,4 +250,21 @@ size_t utf8val_rvv_blocks(const u8 *s, size_t from, size_t to, bool end,
 		return from;
 	return vec_blocks(s, from, to, end, chars);
 }
+
+/* The newlines in the @len bytes at @s, as many a step as the CPU takes. */
+u64 utf8val_rvv_newlines(const u8 *s, size_t len)
+{
+	u64 n = 0;
+	size_t i, vl;
+
+	for (i = 0; i < len; i += vl) {
+		vuint8m4_t in;
+
+		vl = __riscv_vsetvl_e8m4(len - i);
+		in = __riscv_vle8_v_u8m4(s + i, vl);
+		n += __riscv_vcpop_m_b2(__riscv_vmseq_vx_u8m4_b2(in, '\n', vl),
+					vl);
+	}
+	return n;
+}
 #endif /* __CHECKER__ */

@@ -7,13 +7,16 @@
  * chunk left open. The linker wraps the vector entry points
  * (-Wl,--wrap=utf8val_neon_blocks ...) so that the test counts the calls.
  * On every path, the scalar one too, the verdict must be the reference's,
- * also with a byte made wrong where a chunk's lanes meet.
+ * also with a byte made wrong where a chunk's lanes meet. And the line and
+ * column the device's verdict gives, followed chunk by chunk from chunks
+ * that end at a guard page, must be the reference's.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "common.h"
 #include "utf8val.h"
+#include "utf8val_lines.h"
 #include "utf8val_simd.h"
 
 #define CHUNK		4096
@@ -149,6 +152,94 @@ static void one_text(struct rng *r, const char *name, u8 *t, size_t len)
 		   path, name, bad);
 }
 
+/*
+ * Text for the device's lines: newlines none, dense, sparse or nothing
+ * else, between characters of 1 to 4 bytes and, in some, a byte that is
+ * never valid or a character cut short.
+ */
+static size_t lines_text(struct rng *r, u8 *t, size_t max)
+{
+	static const char *const pieces[] = {
+		"\n", "a", "\t", "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80",
+	};
+	const unsigned int density = rng_below(r, 4);
+	/* most within three pages; some past where a vector counter wraps */
+	const size_t len = rng_below(r, rng_below(r, 8) ? 3 * CHUNK : max - 4);
+	size_t i = 0;
+
+	while (i < len) {
+		const char *p = pieces[1 + rng_below(r, 5)];
+
+		if (density == 3 || (density == 1 && !rng_below(r, 3)) ||
+		    (density == 2 && !rng_below(r, 100)))
+			p = "\n";
+		memcpy(t + i, p, strlen(p));
+		i += strlen(p);
+	}
+	if (!rng_below(r, 4))
+		t[rng_below(r, i + 1)] = rng_below(r, 2) ? 0xff : 0xe2;
+	return i;
+}
+
+/* The line and column of @t's verdict, as utf8val(4) defines them. */
+static void lines_want(const u8 *t, size_t len, u64 *line, u64 *column)
+{
+	struct utf8val_result res, line_start;
+	size_t point = len, bol = 0;
+
+	ref_validate(t, len, 0, &res);
+	if (res.error && res.error != UTF8VAL_EINCOMPLETE)
+		point = res.valid_up_to;
+	*line = 1;
+	for (size_t i = 0; i < point; i++) {
+		if (t[i] == '\n') {
+			++*line;
+			bol = i + 1;
+		}
+	}
+	ref_validate(t, bol, 0, &line_start);
+	*column = res.chars - line_start.chars + 1;
+}
+
+/*
+ * Feed random text as write() does, in chunks of a page, or of any size
+ * (characters cut between them), or whole, each chunk at the end of a
+ * guard page as the bounce page is, stopping at the first error; follow
+ * its lines.
+ */
+static void device_lines(struct rng *r)
+{
+	static u8 t[20 * CHUNK];
+	unsigned long bad = 0;
+
+	for (int i = 0; i < 3000; i++) {
+		const size_t len = lines_text(r, t, sizeof(t));
+		const unsigned int how = rng_below(r, 3);
+		struct utf8val_result res;
+		struct utf8val_lines l;
+		struct utf8val_stream st;
+		u64 line, column;
+
+		utf8val_stream_init(&st, 0);
+		utf8val_lines_init(&l);
+		for (size_t at = 0, n; at < len && !st.error; at += n) {
+			const u8 *p;
+
+			n = how == 0 ? CHUNK : how == 1 ? 1 + rng_below(r, 300) :
+			    len;
+			n = n < len - at ? n : len - at;
+			p = guarded_copy(t + at, n, true);
+			utf8val_stream_feed(&st, p, n);
+			utf8val_lines_follow(&l, &st, p, n, at);
+		}
+		utf8val_stream_result(&st, &res);
+		lines_want(t, len, &line, &column);
+		bad += l.line != line || res.chars - l.line_chars + 1 != column;
+	}
+	tap_result(!bad, "%s: the verdict's line and column, 3000 texts fed in chunks: %lu wrong",
+		   utf8val_path_name(utf8val_simd_path()), bad);
+}
+
 int main(void)
 {
 	static const char *const corpora[] = {
@@ -163,6 +254,7 @@ int main(void)
 		if (utf8val_simd_select(path) != (enum utf8val_path)path)
 			continue;
 		any |= path != UTF8VAL_PATH_SCALAR;
+		device_lines(&r);
 		for (size_t w = 0; w < sizeof(widths) / sizeof(widths[0]); w++) {
 			char name[64];
 			size_t len;

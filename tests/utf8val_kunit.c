@@ -7,8 +7,8 @@
  * edges of UTF-8's ranges, in a vmalloc() buffer whose page-aligned end is
  * followed by a guard page: an input placed to end there faults on any
  * over-read. Every alignment is tried, the stream API at every split,
- * each vector path on inputs of several FPU sections, and validation from
- * an NMI. The suite restores the path the administrator chose.
+ * each vector path on inputs of several FPU sections (with the device's
+ * lines followed), and validation from an NMI. The suite restores the path the administrator chose.
  * The benchmark case skips unless utf8val_kunit_tests.benchmark=1.
  */
 #include <kunit/test.h>
@@ -29,6 +29,7 @@
 #include "reference.h"
 #include "../utf8val.h"
 #include "../compat/utf8val_compat.h"
+#include "../utf8val_lines.h"
 #include "../utf8val_simd.h"
 
 #define KUNIT_SEED	0x75746638
@@ -214,6 +215,34 @@ static void path_desc(enum utf8val_path *path, char *desc)
 KUNIT_ARRAY_PARAM(path, kunit_paths, path_desc);
 
 /*
+ * The line and column of /dev/utf8val's verdict, followed by @l over the
+ * @len bytes at @p that gave @want, against a count made here a byte at
+ * a time.
+ */
+static void expect_lines(struct kunit *test, const u8 *p, size_t len,
+			 const struct utf8val_result *want,
+			 const struct utf8val_lines *l)
+{
+	size_t point = len, bol = 0, i;
+	struct utf8val_result line_start;
+	u64 line = 1;
+
+	if (want->error && want->error != UTF8VAL_EINCOMPLETE)
+		point = want->valid_up_to;
+	for (i = 0; i < point; i++) {
+		if (p[i] == '\n') {
+			line++;
+			bol = i + 1;
+		}
+	}
+	ref_validate(p, bol, 0, &line_start);
+	KUNIT_EXPECT_EQ_MSG(test, line, l->line, "line: len=%zu", len);
+	KUNIT_EXPECT_EQ_MSG(test, want->chars - line_start.chars + 1,
+			    want->chars - l->line_chars + 1, "column: len=%zu",
+			    len);
+}
+
+/*
  * Each validation path, forced, on inputs long enough for the vector
  * paths: valid text, or valid text with one byte changed, that may end at
  * the guard page. A path the CPU lacks skips, by name.
@@ -234,6 +263,7 @@ static void utf8val_every_path(struct kunit *test)
 		u8 *p = place(len);
 		struct utf8val_result want, got;
 		struct utf8val_stream st;
+		struct utf8val_lines lines;
 
 		valid_text(p, len);
 		if (rand32() % 2)
@@ -244,10 +274,14 @@ static void utf8val_every_path(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, !want.error, utf8val_check(p, len),
 				    "check: len=%zu", len);
 		utf8val_stream_init(&st, 0);
+		utf8val_lines_init(&lines);
 		utf8val_stream_feed(&st, p, cut);
+		utf8val_lines_follow(&lines, &st, p, cut, 0);
 		utf8val_stream_feed(&st, p + cut, len - cut);
+		utf8val_lines_follow(&lines, &st, p + cut, len - cut, cut);
 		utf8val_stream_result(&st, &got);
 		expect_result(test, &want, &got, "stream", len, 0);
+		expect_lines(test, p, len, &want, &lines);
 	}
 	kunit_info(test, "path %s: %d inputs of %d to %d bytes\n",
 		   utf8val_path_name(*path), PATH_ITERATIONS, VECTOR_MIN_LEN,
@@ -393,6 +427,7 @@ static void changing_call(struct kunit *test, const u8 *s, size_t len,
 				     rand32() % (UTF8VAL_REPLACE_MAX(len) + 1);
 	struct utf8val_errors it;
 	struct utf8val_stream st;
+	struct utf8val_lines lines;
 	struct utf8val_result r;
 	unsigned long long n;
 	unsigned int cp, seq;
@@ -403,11 +438,16 @@ static void changing_call(struct kunit *test, const u8 *s, size_t len,
 			      "validate %zu bytes, flags %#x: error %u at %llu",
 			      len, flags, r.error, r.valid_up_to);
 	utf8val_stream_init(&st, flags);
+	utf8val_lines_init(&lines);
 	utf8val_stream_feed(&st, s, len / 3);
+	utf8val_lines_follow(&lines, &st, s, len / 3, 0);
 	utf8val_stream_feed(&st, s + len / 3, len - len / 3);
+	utf8val_lines_follow(&lines, &st, s + len / 3, len - len / 3, len / 3);
 	utf8val_stream_result(&st, &r);
 	KUNIT_EXPECT_TRUE_MSG(test, well_formed(&r, len),
 			      "stream %zu bytes, flags %#x", len, flags);
+	KUNIT_EXPECT_LE_MSG(test, lines.line, 1 + len,
+			    "lines of %zu bytes, flags %#x", len, flags);
 	utf8val_errors_init(&it, s, len, flags);
 	while (ok && utf8val_errors_next(&it, &r))
 		ok = well_formed(&r, len);

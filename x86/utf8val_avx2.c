@@ -215,4 +215,33 @@ size_t utf8val_avx2_blocks(const u8 *s, size_t from, size_t to, bool end,
 {
 	return vec_blocks(s, from, to, end, chars);
 }
+
+/*
+ * The newlines in the @len bytes at @s, @len a multiple of 64: a counter
+ * a byte lane, summed before one could pass 255.
+ */
+u64 utf8val_avx2_newlines(const u8 *s, size_t len)
+{
+	const __m256i nl = _mm256_set1_epi8('\n');
+	const __m256i zero = _mm256_setzero_si256();
+	__m256i sums = zero;
+	size_t i = 0;
+
+	while (i < len) {
+		const size_t stop = len - i > 255 * 64 ? i + 255 * 64 : len;
+		__m256i a = zero, b = zero;
+
+		/* a newline compares to 0xff, -1: the counters count down */
+		for (; i < stop; i += 64) {
+			a = _mm256_sub_epi8(a, _mm256_cmpeq_epi8(load32(s + i), nl));
+			b = _mm256_sub_epi8(b, _mm256_cmpeq_epi8(load32(s + i + 32),
+								 nl));
+		}
+		sums = _mm256_add_epi64(sums, _mm256_sad_epu8(a, zero));
+		sums = _mm256_add_epi64(sums, _mm256_sad_epu8(b, zero));
+	}
+	return (u64)_mm256_extract_epi64(sums, 0) +
+	       _mm256_extract_epi64(sums, 1) +
+	       _mm256_extract_epi64(sums, 2) + _mm256_extract_epi64(sums, 3);
+}
 #endif /* __CHECKER__ */

@@ -469,4 +469,19 @@ size_t utf8val_avx512_blocks(const u8 *s, size_t from, size_t to, bool end,
 	return chars ? blocks_counted(s, from, to, end, chars) :
 		       blocks_uncounted(s, from, to, end);
 }
+
+/* The newlines in the @len bytes at @s, @len a multiple of 64. */
+u64 utf8val_avx512_newlines(const u8 *s, size_t len)
+{
+	const __m512i nl = _mm512_set1_epi8('\n');
+	u64 n = 0;
+	size_t i;
+
+	for (i = 0; i < len; i += 64) {
+		__m512i in = _mm512_loadu_si512(s + i);
+
+		n += __builtin_popcountll(_mm512_cmpeq_epi8_mask(in, nl));
+	}
+	return n;
+}
 #endif /* __CHECKER__ */
