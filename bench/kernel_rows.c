@@ -7,6 +7,12 @@
  *   stream/one-shot  1 MiB fed to the stream API in 4 KiB chunks, as
  *                    /dev/utf8val's write() feeds its bounce page, beside
  *                    one utf8val_validate() call: throughput ratio
+ *   device/one-shot  the same with the rest of what write() does a page:
+ *                    the copy into the bounce page (copy_from_user() is
+ *                    a memcpy() once the page is there) and the lines of
+ *                    the verdict followed (utf8val_lines_follow()); and
+ *                    the bound the copy alone sets, one-shot beside
+ *                    one-shot and the copies
  *   error/valid      utf8val_validate() of 1 MiB whose last character is
  *                    ill-formed, beside the same 1 MiB valid: time ratio
  *   scalar ASCII     utf8val_check() on the scalar path, as an outside
@@ -28,6 +34,7 @@
 #include <time.h>
 
 #include "utf8val.h"
+#include "utf8val_lines.h"
 #include "utf8val_simd.h"
 #include "bench/datasets.h"
 #include "bench/peers.h"
@@ -123,6 +130,47 @@ static double time_stream(const u8 *t, size_t len)
 					    len - at < CHUNK ? len - at : CHUNK);
 		utf8val_stream_result(&st, &res);
 		sink += res.valid_up_to + res.chars;
+	}
+	return (now() - t0) / REPS;
+}
+
+static u8 bounce[CHUNK] __attribute__((aligned(CHUNK)));
+
+/* The device's copies alone: @len bytes into the bounce page. */
+static double time_copy(const u8 *t, size_t len)
+{
+	double t0 = now();
+
+	for (int r = 0; r < REPS; r++) {
+		for (size_t at = 0; at < len; at += CHUNK) {
+			memcpy(bounce, t + at, len - at < CHUNK ? len - at : CHUNK);
+			__asm__ volatile("" : : "r"(bounce) : "memory");
+		}
+	}
+	return (now() - t0) / REPS;
+}
+
+/* What /dev/utf8val's write() does with @len bytes, a page at a time. */
+static double time_device(const u8 *t, size_t len)
+{
+	struct utf8val_result res;
+	double t0 = now();
+
+	for (int r = 0; r < REPS; r++) {
+		struct utf8val_stream st;
+		struct utf8val_lines l;
+
+		utf8val_stream_init(&st, 0);
+		utf8val_lines_init(&l);
+		for (size_t at = 0; at < len; at += CHUNK) {
+			size_t n = len - at < CHUNK ? len - at : CHUNK;
+
+			memcpy(bounce, t + at, n);
+			utf8val_stream_feed(&st, bounce, n);
+			utf8val_lines_follow(&l, &st, bounce, n, at);
+		}
+		utf8val_stream_result(&st, &res);
+		sink += res.valid_up_to + l.line + l.line_chars;
 	}
 	return (now() - t0) / REPS;
 }
@@ -293,14 +341,16 @@ int main(int argc, char **argv)
 		sets[d].bad[sets[d].len - 1] = 0xff;
 	}
 
-	printf("%-27s %-7s %9s %9s %8s   %9s %9s %8s\n", "dataset (1 MiB)",
-	       "path", "one-shot", "4K-chunks", "ratio", "valid", "error",
-	       "ratio");
-	printf("%-27s %-7s %9s %9s %8s   %9s %9s %8s\n", "", "", "GB/s",
-	       "GB/s", ">=0.90", "us", "us", "<=1.15");
+	printf("%-27s %-7s %9s %9s %8s %9s %8s %6s   %9s %9s %8s\n",
+	       "dataset (1 MiB)", "path", "one-shot", "4K-chunks", "ratio",
+	       "device", "ratio", "bound", "valid", "error", "ratio");
+	printf("%-27s %-7s %9s %9s %8s %9s %8s %6s   %9s %9s %8s\n", "", "",
+	       "GB/s", "GB/s", ">=0.90", "GB/s", ">=0.90", "copy", "us",
+	       "us", "<=1.15");
 	for (int d = 0; d < nsets; d++) {
 		for (int path = 0; path < NR_UTF8VAL_PATHS; path++) {
-			double one = 1e9, chunks = 1e9, ok = 1e9, bad = 1e9;
+			double one = 1e9, chunks = 1e9, dev = 1e9, copy = 1e9;
+			double ok = 1e9, bad = 1e9;
 			size_t len = sets[d].len;
 
 			if ((int)utf8val_simd_select(path) != path)
@@ -312,15 +362,22 @@ int main(int argc, char **argv)
 				one = x < one ? x : one;
 				x = time_stream(sets[d].t, len);
 				chunks = x < chunks ? x : chunks;
+				x = time_device(sets[d].t, len);
+				dev = x < dev ? x : dev;
+				x = time_copy(sets[d].t, len);
+				copy = x < copy ? x : copy;
 				x = time_validate(sets[d].t, len);
 				ok = x < ok ? x : ok;
 				x = time_validate(sets[d].bad, len);
 				bad = x < bad ? x : bad;
 			}
-			printf("%-27s %-7s %9.2f %9.2f %7.2f%s   %9.1f %9.1f %7.2f%s\n",
+			printf("%-27s %-7s %9.2f %9.2f %7.2f%s %9.2f %7.2f%s %6.2f   %9.1f %9.1f %7.2f%s\n",
 			       sets[d].name, utf8val_path_name(path),
 			       len / one / 1e9, len / chunks / 1e9,
 			       one / chunks, one / chunks >= 0.9 ? " " : "!",
+			       len / dev / 1e9, one / dev,
+			       one / dev >= 0.9 ? " " : "!",
+			       one / (one + copy),
 			       ok * 1e6, bad * 1e6, bad / ok,
 			       bad / ok <= 1.15 ? " " : "!");
 		}
