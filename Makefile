@@ -192,7 +192,8 @@ test-build: $(BUILD)/header_check $(BUILD)/header_check_cxx
 # The device's traffic under the module's vector threshold, the vector
 # entry points wrapped so that the test counts their calls.
 KCHUNK_WRAP	:= $(VEC:%=-Wl,--wrap=utf8val_%_blocks) \
-		   -D'UTF8VAL_WRAPPED=$(foreach v,$(VEC),WRAP(utf8val_$(v)_blocks))'
+		   $(VEC:%=-Wl,--wrap=utf8val_%_newlines) \
+		   -D'UTF8VAL_WRAPPED=$(foreach v,$(VEC),WRAP(utf8val_$(v)_blocks) WRAP_NEWLINES(utf8val_$(v)_newlines))'
 $(BUILD)/kchunks/utf8val_core.o: $(CORE_SRC) $(CORE_HDR) $(TARGET_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -DUTF8VAL_SIMD_MIN_LEN=4096 -c $< -o $@
@@ -229,7 +230,8 @@ check: $(addprefix $(BUILD)/host/,$(TESTS)) $(BUILD)/kchunks/test_kernel_chunks 
 # Only the compiler's own freestanding headers; no symbol may stay undefined.
 FREESTANDING	:= -fno-pie -nostdlib -nostdinc -isystem $(shell $(CC) -print-file-name=include)
 freestanding: $(BUILD)/freestanding/utf8val_core.o $(VEC:%=$(BUILD)/freestanding/utf8val_%.o)
-	@undef=$$(nm -u $^ | grep -v -e '^$$' -e ':$$' -e 'utf8val_.*_blocks' -e 'utf8val_.*_whole'); \
+	@undef=$$(nm -u $^ | grep -v -e '^$$' -e ':$$' -e 'utf8val_.*_blocks' -e 'utf8val_.*_whole' \
+		-e 'utf8val_.*_newlines'); \
 	if [ -n "$$undef" ]; then echo "freestanding core needs: $$undef"; exit 1; fi
 $(BUILD)/freestanding/utf8val_core.o: $(CORE_SRC) $(CORE_HDR) $(TARGET_STAMP)
 	@mkdir -p $(@D)

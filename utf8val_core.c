@@ -1082,63 +1082,9 @@ static inline u64 newline_lanes(u64 w)
 }
 
 /*
- * The newlines in the @len bytes at @s, a word at a time (the kernel's
- * memchr() on x86-64 and riscv is lib/string.c's, a byte a step).
- */
-static u64 newlines_words(const u8 *s, size_t len)
-{
-	u64 total = 0;
-	size_t i = 0;
-
-	while (len - i >= 32) {
-		u64 lanes = 0, pairs;
-		unsigned int n;
-
-		/* 63 rounds of up to 4 per byte lane stay below 256. */
-		for (n = 0; n < 63 && len - i >= 32; n++, i += 32)
-			lanes += (newline_lanes(load64(s + i)) >> 7) +
-				 (newline_lanes(load64(s + i + 8)) >> 7) +
-				 (newline_lanes(load64(s + i + 16)) >> 7) +
-				 (newline_lanes(load64(s + i + 24)) >> 7);
-		pairs = (lanes & 0x00ff00ff00ff00ffull) +
-			((lanes >> 8) & 0x00ff00ff00ff00ffull);
-		total += (pairs * 0x0001000100010001ull) >> 48;
-	}
-	for (; i < len; i++)
-		total += s[i] == '\n';
-	return total;
-}
-
-/* The newlines in whole 64-byte blocks at @s, by the path's vector code. */
-static noinline u64 simd_newlines(utf8val_newlines_fn newlines, const u8 *s,
-				  size_t len)
-{
-	u64 n;
-
-	UTF8VAL_SIMD_SAVE_AREA;
-	utf8val_simd_begin();
-	n = newlines(s, len);
-	utf8val_simd_end();
-	return n;
-}
-
-/* The newlines in the @len bytes at @s, by the fastest path. */
-static u64 count_newlines(const u8 *s, size_t len)
-{
-	const size_t blocks = len & ~(size_t)63;
-	utf8val_newlines_fn newlines = NULL;
-
-	if (NR_UTF8VAL_PATHS > 1 && blocks && len >= UTF8VAL_SIMD_MIN_LEN)
-		newlines = simd_impls[utf8val_read_once(simd_path)].newlines;
-	if (!newlines || !utf8val_simd_usable())
-		return newlines_words(s, len);
-	return simd_newlines(newlines, s, blocks) +
-	       newlines_words(s + blocks, len - blocks);
-}
-
-/*
  * The offset just past the last newline in the @len bytes at @s, a word
- * at a time from the end; 0 if there is none.
+ * at a time from the end; 0 if there is none. Callers start it near that
+ * newline.
  */
 static size_t after_last_newline(const u8 *s, size_t len)
 {
@@ -1149,6 +1095,98 @@ static size_t after_last_newline(const u8 *s, size_t len)
 	while (i && s[i - 1] != '\n')
 		i--;
 	return i;
+}
+
+/*
+ * The newlines in the @len bytes at @s, a word at a time (the kernel's
+ * memchr() on x86-64 and riscv is lib/string.c's, a byte a step); if
+ * there is one, *@after is the offset just past the last.
+ */
+static u64 newlines_words(const u8 *s, size_t len, size_t *after)
+{
+	size_t i = 0, last = 0;	/* where a search back finds the last */
+	u64 total = 0;
+
+	while (len - i >= 32) {
+		u64 lanes = 0, pairs;
+		unsigned int n;
+
+		/* 63 rounds of up to 4 per byte lane stay below 256. */
+		for (n = 0; n < 63 && len - i >= 32; n++, i += 32) {
+			const u64 round =
+				(newline_lanes(load64(s + i)) >> 7) +
+				(newline_lanes(load64(s + i + 8)) >> 7) +
+				(newline_lanes(load64(s + i + 16)) >> 7) +
+				(newline_lanes(load64(s + i + 24)) >> 7);
+
+			lanes += round;
+			last = round ? i + 32 : last;
+		}
+		pairs = (lanes & 0x00ff00ff00ff00ffull) +
+			((lanes >> 8) & 0x00ff00ff00ff00ffull);
+		total += (pairs * 0x0001000100010001ull) >> 48;
+	}
+	for (; i < len; i++) {
+		if (s[i] == '\n') {
+			total++;
+			last = i + 1;
+		}
+	}
+	if (total)
+		*after = after_last_newline(s, last);
+	return total;
+}
+
+/*
+ * The newlines in whole 64-byte blocks at @s, by the path's vector code,
+ * in sections of SIMD_SECTION bytes at most; *@last_end as newlines()
+ * gives it.
+ */
+static noinline u64 simd_newlines(utf8val_newlines_fn newlines, const u8 *s,
+				  size_t len, size_t *last_end)
+{
+	size_t at, n, end = 0;
+	u64 total = 0;
+
+	UTF8VAL_SIMD_SAVE_AREA;
+	for (at = 0; at < len; at += n) {
+		u64 k;
+
+		n = len - at < SIMD_SECTION ? len - at : SIMD_SECTION;
+		utf8val_simd_begin();
+		k = newlines(s + at, n, &end);
+		utf8val_simd_end();
+		if (k)
+			*last_end = at + end;
+		total += k;
+	}
+	return total;
+}
+
+/*
+ * The newlines in the @len bytes at @s, by the fastest path; if there is
+ * one, *@after is the offset just past the last.
+ */
+static u64 count_newlines(const u8 *s, size_t len, size_t *after)
+{
+	const size_t blocks = len & ~(size_t)63;
+	utf8val_newlines_fn newlines = NULL;
+	size_t last_end = 0;
+	u64 n;
+
+	if (NR_UTF8VAL_PATHS > 1 && blocks && len >= UTF8VAL_SIMD_MIN_LEN)
+		newlines = simd_impls[utf8val_read_once(simd_path)].newlines;
+	if (!newlines || !utf8val_simd_usable())
+		return newlines_words(s, len, after);
+	n = newlines_words(s + blocks, len - blocks, after);
+	if (n) {
+		*after += blocks;
+		return n + simd_newlines(newlines, s, blocks, &last_end);
+	}
+	n = simd_newlines(newlines, s, blocks, &last_end);
+	if (n)
+		*after = after_last_newline(s, last_end);
+	return n;
 }
 
 /**
@@ -1183,13 +1221,15 @@ void utf8val_lines_follow(struct utf8val_lines *l,
 		len = res.valid_up_to > start ? res.valid_up_to - start : 0;
 		leads = res.chars;
 	}
-	newlines = count_newlines(s, len);
+	newlines = count_newlines(s, len, &after);
 	if (!newlines)
 		return;
-	after = after_last_newline(s, len);
 	l->line += newlines;
 	l->line_chars = leads - utf8val_count(s + after, len - after);
 }
+
+/* The KUnit suite follows the device's lines on each path. */
+UTF8VAL_EXPORT_FOR_TESTS(utf8val_lines_follow);
 
 /**
  * utf8val_stream_init() - start an incremental validation

@@ -45,10 +45,12 @@ typedef size_t (*utf8val_whole_fn)(const u8 *s, size_t len);
 
 /*
  * The newlines in the @len bytes at @s, @len a multiple of 64 (for
- * /dev/utf8val's line numbers). Only between utf8val_simd_begin() and
- * utf8val_simd_end().
+ * /dev/utf8val's line numbers), and if there is one, in *@last_end the
+ * end of the last 64-byte block that holds one. Only between
+ * utf8val_simd_begin() and utf8val_simd_end().
  */
-typedef u64 (*utf8val_newlines_fn)(const u8 *s, size_t len);
+typedef u64 (*utf8val_newlines_fn)(const u8 *s, size_t len,
+				   size_t *last_end);
 
 /*
  * The end of every path's blocks() when @to ends the input and the last

@@ -285,22 +285,34 @@ size_t utf8val_neon_blocks(const u8 *s, size_t from, size_t to, bool end,
 	return vec_blocks(s, from, to, end, chars);
 }
 
+/* Whether the 64 bytes at @p hold a newline. */
+static inline bool has_newline(const u8 *p, uint8x16_t nl)
+{
+	uint8x16_t eq = vorrq_u8(vorrq_u8(vceqq_u8(vld1q_u8(p), nl),
+					  vceqq_u8(vld1q_u8(p + 16), nl)),
+				 vorrq_u8(vceqq_u8(vld1q_u8(p + 32), nl),
+					  vceqq_u8(vld1q_u8(p + 48), nl)));
+
+	return vmaxvq_u8(eq);
+}
+
 /*
  * The newlines in the @len bytes at @s, @len a multiple of 64: a counter
- * a byte lane, summed before one could pass 255.
+ * a byte lane, summed before one could pass 255; then back from the end
+ * to the last block that holds one.
  */
-u64 utf8val_neon_newlines(const u8 *s, size_t len)
+u64 utf8val_neon_newlines(const u8 *s, size_t len, size_t *last_end)
 {
 	const uint8x16_t nl = vdupq_n_u8('\n');
-	u64 n = 0;
 	size_t i = 0;
+	u64 n = 0;
 
-	while (i < len) {
+	while (len - i >= 64) {
 		const size_t stop = len - i > 255 * 64 ? i + 255 * 64 : len;
 		uint8x16_t a = vdupq_n_u8(0), b = a, c = a, d = a;
 
 		/* a newline compares to 0xff, -1: the counters count down */
-		for (; i < stop; i += 64) {
+		for (; stop - i >= 64; i += 64) {
 			a = vsubq_u8(a, vceqq_u8(vld1q_u8(s + i), nl));
 			b = vsubq_u8(b, vceqq_u8(vld1q_u8(s + i + 16), nl));
 			c = vsubq_u8(c, vceqq_u8(vld1q_u8(s + i + 32), nl));
@@ -308,6 +320,12 @@ u64 utf8val_neon_newlines(const u8 *s, size_t len)
 		}
 		n += vaddlvq_u8(a) + vaddlvq_u8(b) + vaddlvq_u8(c) +
 		     vaddlvq_u8(d);
+	}
+	for (i = len; n && i >= 64; i -= 64) {
+		if (has_newline(s + i - 64, nl)) {
+			*last_end = i;
+			break;
+		}
 	}
 	return n;
 }

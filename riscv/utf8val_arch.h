@@ -24,7 +24,7 @@ enum utf8val_path {
  */
 size_t utf8val_rvv_blocks(const u8 *s, size_t from, size_t to, bool end,
 			  u64 *chars);
-u64 utf8val_rvv_newlines(const u8 *s, size_t len);
+u64 utf8val_rvv_newlines(const u8 *s, size_t len, size_t *last_end);
 
 /*
  * The name, the blocks function, the length below which the DFA alone is

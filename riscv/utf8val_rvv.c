@@ -251,19 +251,38 @@ size_t utf8val_rvv_blocks(const u8 *s, size_t from, size_t to, bool end,
 	return vec_blocks(s, from, to, end, chars);
 }
 
-/* The newlines in the @len bytes at @s, as many a step as the CPU takes. */
-u64 utf8val_rvv_newlines(const u8 *s, size_t len)
+/* The newlines in the @n bytes at @p, as many a step as the CPU takes. */
+static inline u64 count_newlines(const u8 *p, size_t n)
 {
-	u64 n = 0;
 	size_t i, vl;
+	u64 count = 0;
 
-	for (i = 0; i < len; i += vl) {
+	for (i = 0; i < n; i += vl) {
 		vuint8m4_t in;
 
-		vl = __riscv_vsetvl_e8m4(len - i);
-		in = __riscv_vle8_v_u8m4(s + i, vl);
-		n += __riscv_vcpop_m_b2(__riscv_vmseq_vx_u8m4_b2(in, '\n', vl),
-					vl);
+		vl = __riscv_vsetvl_e8m4(n - i);
+		in = __riscv_vle8_v_u8m4(p + i, vl);
+		count += __riscv_vcpop_m_b2(__riscv_vmseq_vx_u8m4_b2(in, '\n',
+								     vl),
+					    vl);
+	}
+	return count;
+}
+
+/*
+ * The newlines in the @len bytes at @s, @len a multiple of 64; then back
+ * from the end to the last block that holds one.
+ */
+u64 utf8val_rvv_newlines(const u8 *s, size_t len, size_t *last_end)
+{
+	u64 n = count_newlines(s, len);
+	size_t i;
+
+	for (i = len; n && i >= 64; i -= 64) {
+		if (count_newlines(s + i - 64, 64)) {
+			*last_end = i;
+			break;
+		}
 	}
 	return n;
 }

@@ -5,7 +5,8 @@
  * it from its bounce page. Every full chunk of strict input must reach the
  * vector path, also when it starts inside a character that the previous
  * chunk left open. The linker wraps the vector entry points
- * (-Wl,--wrap=utf8val_neon_blocks ...) so that the test counts the calls.
+ * (-Wl,--wrap=utf8val_neon_blocks ..., and the newline counters) so that
+ * the test counts the calls.
  * On every path, the scalar one too, the verdict must be the reference's,
  * also with a byte made wrong where a chunk's lanes meet. And the line and
  * column the device's verdict gives, followed chunk by chunk from chunks
@@ -35,7 +36,20 @@ size_t __wrap_##name(const u8 *s, size_t from, size_t to, bool end,	\
 	vector_calls++;							\
 	return __real_##name(s, from, to, end, chars);			\
 }
-/* the Makefile wraps the target's vector paths (VEC): WRAP(f) each */
+static unsigned long newline_calls;
+
+#define WRAP_NEWLINES(name)						\
+u64 __real_##name(const u8 *s, size_t len, size_t *last_end);		\
+u64 __wrap_##name(const u8 *s, size_t len, size_t *last_end);		\
+u64 __wrap_##name(const u8 *s, size_t len, size_t *last_end)		\
+{									\
+	newline_calls++;						\
+	return __real_##name(s, len, last_end);				\
+}
+/*
+ * the Makefile wraps the target's vector paths (VEC): WRAP(f) and
+ * WRAP_NEWLINES(f) each
+ */
 #ifndef UTF8VAL_WRAPPED
 #error "build with the Makefile, which wraps the vector paths"
 #endif
@@ -176,8 +190,8 @@ static size_t lines_text(struct rng *r, u8 *t, size_t max)
 		memcpy(t + i, p, strlen(p));
 		i += strlen(p);
 	}
-	if (!rng_below(r, 4))
-		t[rng_below(r, i + 1)] = rng_below(r, 2) ? 0xff : 0xe2;
+	if (i && !rng_below(r, 4))
+		t[rng_below(r, i)] = rng_below(r, 2) ? 0xff : 0xe2;
 	return i;
 }
 
@@ -209,6 +223,8 @@ static void lines_want(const u8 *t, size_t len, u64 *line, u64 *column)
  */
 static void device_lines(struct rng *r)
 {
+	const bool vector = utf8val_simd_path() != UTF8VAL_PATH_SCALAR;
+	const unsigned long calls = newline_calls;
 	static u8 t[20 * CHUNK];
 	unsigned long bad = 0;
 
@@ -238,6 +254,10 @@ static void device_lines(struct rng *r)
 	}
 	tap_result(!bad, "%s: the verdict's line and column, 3000 texts fed in chunks: %lu wrong",
 		   utf8val_path_name(utf8val_simd_path()), bad);
+	/* pages and whole texts are long enough for the vector counter */
+	tap_result(vector == (newline_calls > calls),
+		   "%s: the newlines counted by the vector code %lu times",
+		   utf8val_path_name(utf8val_simd_path()), newline_calls - calls);
 }
 
 int main(void)

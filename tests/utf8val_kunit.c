@@ -8,8 +8,9 @@
  * followed by a guard page: an input placed to end there faults on any
  * over-read. Every alignment is tried, the stream API at every split,
  * each vector path on inputs of several FPU sections (with the device's
- * lines followed), and validation from an NMI. The suite restores the path the administrator chose.
- * The benchmark case skips unless utf8val_kunit_tests.benchmark=1.
+ * lines followed), and validation from an NMI. The suite restores the
+ * path the administrator chose. The benchmark case skips unless
+ * utf8val_kunit_tests.benchmark=1.
  */
 #include <kunit/test.h>
 #include <linux/kcsan-checks.h>
@@ -377,8 +378,9 @@ struct rewrite {
 
 static int rewriter(void *arg)
 {
-	static const u8 steer[] = { 'a', 0x00, 0x80, 0xbf, 0xc2, 0xe0, 0xed,
-				    0xef, 0xf0, 0xf4, 0xf8, 0xfe, 0xbe, 0x8f };
+	static const u8 steer[] = { 'a', '\n', 0x00, 0x80, 0xbf, 0xc2, 0xe0,
+				    0xed, 0xef, 0xf0, 0xf4, 0xf8, 0xfe, 0xbe,
+				    0x8f };
 	struct rewrite *rw = arg;
 	u32 n = 0;
 

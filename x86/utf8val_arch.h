@@ -26,8 +26,8 @@ size_t utf8val_avx2_blocks(const u8 *s, size_t from, size_t to, bool end,
 size_t utf8val_avx512_blocks(const u8 *s, size_t from, size_t to, bool end,
 			     u64 *chars);
 size_t utf8val_avx512_whole(const u8 *s, size_t len);
-u64 utf8val_avx2_newlines(const u8 *s, size_t len);
-u64 utf8val_avx512_newlines(const u8 *s, size_t len);
+u64 utf8val_avx2_newlines(const u8 *s, size_t len, size_t *last_end);
+u64 utf8val_avx512_newlines(const u8 *s, size_t len, size_t *last_end);
 /* one block: utf8val_avx512_whole() takes no more */
 #define UTF8VAL_AVX512_WHOLE_MAX	64
 
@@ -40,11 +40,11 @@ u64 utf8val_avx512_newlines(const u8 *s, size_t len);
  */
 #define UTF8VAL_ARCH_IMPLS						\
 	[UTF8VAL_PATH_AVX2] = { "avx2", utf8val_avx2_blocks, 96, 256,	\
-				.newlines = utf8val_avx2_newlines },		\
+				.newlines = utf8val_avx2_newlines },	\
 	[UTF8VAL_PATH_AVX512] = { "avx512", utf8val_avx512_blocks, 16, 0,	\
-				  UTF8VAL_AVX512_WHOLE_MAX,			\
-				  utf8val_avx512_whole,				\
-				  utf8val_avx512_newlines },
+				  UTF8VAL_AVX512_WHOLE_MAX,		\
+				  utf8val_avx512_whole,			\
+				  .newlines = utf8val_avx512_newlines },
 
 /*
  * Intel family 6 models where 512-bit registers lower the core's clock

@@ -216,32 +216,50 @@ size_t utf8val_avx2_blocks(const u8 *s, size_t from, size_t to, bool end,
 	return vec_blocks(s, from, to, end, chars);
 }
 
+/* Whether the 64 bytes at @p hold a newline. */
+static inline bool has_newline(const u8 *p, __m256i nl)
+{
+	__m256i eq = _mm256_or_si256(_mm256_cmpeq_epi8(load32(p), nl),
+				     _mm256_cmpeq_epi8(load32(p + 32), nl));
+
+	return !_mm256_testz_si256(eq, eq);
+}
+
 /*
  * The newlines in the @len bytes at @s, @len a multiple of 64: a counter
- * a byte lane, summed before one could pass 255.
+ * a byte lane, summed before one could pass 255; then back from the end
+ * to the last block that holds one.
  */
-u64 utf8val_avx2_newlines(const u8 *s, size_t len)
+u64 utf8val_avx2_newlines(const u8 *s, size_t len, size_t *last_end)
 {
 	const __m256i nl = _mm256_set1_epi8('\n');
 	const __m256i zero = _mm256_setzero_si256();
 	__m256i sums = zero;
 	size_t i = 0;
+	u64 n;
 
-	while (i < len) {
+	while (len - i >= 64) {
 		const size_t stop = len - i > 255 * 64 ? i + 255 * 64 : len;
 		__m256i a = zero, b = zero;
 
 		/* a newline compares to 0xff, -1: the counters count down */
-		for (; i < stop; i += 64) {
-			a = _mm256_sub_epi8(a, _mm256_cmpeq_epi8(load32(s + i), nl));
+		for (; stop - i >= 64; i += 64) {
+			a = _mm256_sub_epi8(a, _mm256_cmpeq_epi8(load32(s + i),
+								 nl));
 			b = _mm256_sub_epi8(b, _mm256_cmpeq_epi8(load32(s + i + 32),
 								 nl));
 		}
 		sums = _mm256_add_epi64(sums, _mm256_sad_epu8(a, zero));
 		sums = _mm256_add_epi64(sums, _mm256_sad_epu8(b, zero));
 	}
-	return (u64)_mm256_extract_epi64(sums, 0) +
-	       _mm256_extract_epi64(sums, 1) +
-	       _mm256_extract_epi64(sums, 2) + _mm256_extract_epi64(sums, 3);
+	n = (u64)_mm256_extract_epi64(sums, 0) + _mm256_extract_epi64(sums, 1) +
+	    _mm256_extract_epi64(sums, 2) + _mm256_extract_epi64(sums, 3);
+	for (i = len; n && i >= 64; i -= 64) {
+		if (has_newline(s + i - 64, nl)) {
+			*last_end = i;
+			break;
+		}
+	}
+	return n;
 }
 #endif /* __CHECKER__ */

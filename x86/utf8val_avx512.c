@@ -470,17 +470,28 @@ size_t utf8val_avx512_blocks(const u8 *s, size_t from, size_t to, bool end,
 		       blocks_uncounted(s, from, to, end);
 }
 
-/* The newlines in the @len bytes at @s, @len a multiple of 64. */
-u64 utf8val_avx512_newlines(const u8 *s, size_t len)
+/*
+ * The newlines in the @len bytes at @s, @len a multiple of 64; then back
+ * from the end to the last block that holds one.
+ */
+u64 utf8val_avx512_newlines(const u8 *s, size_t len, size_t *last_end)
 {
 	const __m512i nl = _mm512_set1_epi8('\n');
-	u64 n = 0;
 	size_t i;
+	u64 n = 0;
 
-	for (i = 0; i < len; i += 64) {
+	for (i = 0; len - i >= 64; i += 64) {
 		__m512i in = _mm512_loadu_si512(s + i);
 
 		n += __builtin_popcountll(_mm512_cmpeq_epi8_mask(in, nl));
+	}
+	for (i = len; n && i >= 64; i -= 64) {
+		__m512i in = _mm512_loadu_si512(s + i - 64);
+
+		if (_mm512_cmpeq_epi8_mask(in, nl)) {
+			*last_end = i;
+			break;
+		}
 	}
 	return n;
 }
