@@ -902,6 +902,12 @@ for d in range(-70, 70, 7):
     at = 2 * MiB + d
     case("--context, an error %d bytes from a window's start" % d,
          data[:at] + b"\xff" + data[at + 1:], ["--context=64"])
+# one line, no newline anywhere: the columns of the windows and of the
+# halves add up
+flat = data.replace(b"\n", b"x")
+for at in (2 * MiB + 1, 10 * MiB - 1, 10 * MiB + 2, 14 * MiB, len(flat) - 3):
+    case("one line, an error at %d" % at, flat[:at] + b"\xff" + flat[at + 1:])
+case("one line, valid", flat)
 # a BOM refused at offset 0 only; NUL and noncharacters at the boundaries
 case("--reject-bom, a BOM first", b"\xef\xbb\xbf" + data, ["--reject-bom"])
 case("--reject-bom, a BOM at 10 MiB", data[:10 * MiB] + b"\xef\xbb\xbf" + data[10 * MiB:], ["--reject-bom"])

@@ -75,14 +75,14 @@ static void columns(struct rng *r)
 
 static void newlines(struct rng *r)
 {
-	/* (past 255 rounds of 16 bytes: a byte counter would wrap) */
-	static unsigned char t[3 * TEXT_MAX + 16];
+	/* (past 255 rounds of 64 bytes: a byte counter would wrap) */
+	static unsigned char t[5 * TEXT_MAX + 16];
 	unsigned long bad = 0, i;
 	size_t j;
 
 	/* any bytes, at any alignment; some all newlines */
 	for (i = 0; i < 5000; i++) {
-		size_t at = rng_below(r, 16), len = rng_below(r, 3 * TEXT_MAX);
+		size_t at = rng_below(r, 16), len = rng_below(r, 5 * TEXT_MAX);
 		unsigned long long want = 0;
 		int density = rng_below(r, 4);
 

@@ -2,10 +2,11 @@
 /*
  * One input checked: read in chunks that stay in the CPU's L2 cache, a
  * character split between two reads carried over to the next. Lines and
- * columns cost a pass over the text, so a regular file counts them only
- * when an error is reported, reading the text before it again; a pipe,
- * whose text cannot be read again, counts them as it goes. A regular
- * file's valid start is checked through mappings first (map.c).
+ * columns cost a pass over the text, so a regular file read here counts
+ * them only when an error is reported, reading the text before it again;
+ * a pipe, whose text cannot be read again, counts them as it goes. A
+ * regular file's valid start is checked through mappings first (map.c),
+ * which count them as they go.
  */
 #include <errno.h>
 #include <fcntl.h>
