@@ -90,7 +90,7 @@ struct input {
 	int fd;
 	off_t start;			/* file offset of byte 0, if @reread */
 	off_t end;			/* a regular file's size when opened, or 0 */
-	bool reread;			/* a regular file: count lines later */
+	bool reread;			/* a regular file: lines can be counted later */
 	struct position pos;		/* as of @tracked */
 	unsigned long long tracked;	/* bytes the position covers */
 	unsigned long long chars;	/* so far, each error counting as one */

@@ -10,24 +10,48 @@
 
 #include "cli.h"
 
-/*
- * x86-64 builds count_newlines() twice, for AVX2 and for the baseline,
- * and takes the one the CPU runs when the program loads: a 32-byte
- * vector is then one register, not two.
- */
-#ifdef __x86_64__
-#define AVX2_CLONE	__attribute__((target_clones("avx2", "default")))
-#else
-#define AVX2_CLONE
-#endif
+typedef unsigned char v16 __attribute__((vector_size(16)));
 
 /*
- * The newlines in @s[0, @n): a counter a byte lane, 64 bytes a step in
- * two vectors, summed before one could wrap.
+ * The newlines in @s[0, @n), 16 bytes a step (SSE2 on x86-64, NEON on
+ * arm64): a counter a byte lane, summed before one could wrap.
  */
-AVX2_CLONE unsigned long long count_newlines(const unsigned char *s, size_t n)
+static unsigned long long newlines16(const unsigned char *s, size_t n)
 {
-	typedef unsigned char v32 __attribute__((vector_size(32)));
+	const v16 nl = {
+		'\n', '\n', '\n', '\n', '\n', '\n', '\n', '\n',
+		'\n', '\n', '\n', '\n', '\n', '\n', '\n', '\n',
+	};
+	unsigned long long total = 0;
+	size_t i = 0;
+
+	while (n - i >= 16) {
+		v16 acc = { 0 }, v;
+		int k, j;
+
+		/* up to 255 rounds before a byte counter could wrap */
+		for (k = 0; k < 255 && n - i >= 16; k++, i += 16) {
+			memcpy(&v, s + i, sizeof(v));
+			acc -= (v16)(v == nl);
+		}
+		for (j = 0; j < 16; j++)
+			total += acc[j];
+	}
+	for (; i < n; i++)
+		total += s[i] == '\n';
+	return total;
+}
+
+#ifdef __x86_64__
+typedef unsigned char v32 __attribute__((vector_size(32)));
+
+/*
+ * The same 32 bytes a step, where the CPU has AVX2 (built for the
+ * baseline, a 32-byte compare is done a byte at a time).
+ */
+static __attribute__((target("avx2"))) unsigned long long
+newlines32(const unsigned char *s, size_t n)
+{
 	unsigned long long total = 0;
 	size_t i = 0;
 	v32 nl;
@@ -35,23 +59,31 @@ AVX2_CLONE unsigned long long count_newlines(const unsigned char *s, size_t n)
 
 	for (j = 0; j < 32; j++)
 		nl[j] = '\n';
-	while (n - i >= 64) {
-		v32 a = { 0 }, b = { 0 }, v, w;
+	while (n - i >= 32) {
+		v32 acc = { 0 }, v;
 		int k;
 
-		/* up to 255 rounds before a byte counter could wrap */
-		for (k = 0; k < 255 && n - i >= 64; k++, i += 64) {
+		for (k = 0; k < 255 && n - i >= 32; k++, i += 32) {
 			memcpy(&v, s + i, sizeof(v));
-			memcpy(&w, s + i + 32, sizeof(w));
-			a -= (v32)(v == nl);
-			b -= (v32)(w == nl);
+			acc -= (v32)(v == nl);
 		}
 		for (j = 0; j < 32; j++)
-			total += a[j] + b[j];
+			total += acc[j];
 	}
 	for (; i < n; i++)
 		total += s[i] == '\n';
 	return total;
+}
+#endif
+
+/* The newlines in @s[0, @n), by the widest vectors the CPU has. */
+unsigned long long count_newlines(const unsigned char *s, size_t n)
+{
+#ifdef __x86_64__
+	if (__builtin_cpu_supports("avx2"))
+		return newlines32(s, n);
+#endif
+	return newlines16(s, n);
 }
 
 /* char_width()'s C.UTF-8 locale: one a thread, made once, never freed */
