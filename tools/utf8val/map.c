@@ -421,9 +421,11 @@ unsigned long long map_checked(struct input *in, unsigned char *buf,
 		input_failed(in, strerror(errno));
 		return from;
 	}
-	/* (fewer bytes: the file was cut there, as read() will find) */
-	if ((size_t)n < back)
-		back = n;
+	/* fewer bytes: cut under text that was checked, as track() finds */
+	if ((size_t)n < back + p.done - from) {
+		input_failed(in, "changed while being read");
+		return from;
+	}
 	keep_history(in, edge, back);
 	*have = n - back;
 	memcpy(buf, edge + back, *have);
