@@ -138,6 +138,8 @@ int parse_options(int argc, char **argv, struct options *opt);
 
 /* position.c */
 unsigned long long count_newlines(const unsigned char *s, size_t n);
+const unsigned char *move_position(struct position *pos,
+				   const unsigned char *s, size_t n);
 unsigned long long display_column(const unsigned char *s, size_t n,
 				  unsigned long long col);
 size_t open_tail(const unsigned char *s, size_t n);

@@ -28,21 +28,11 @@ static bool needs_position(const struct options *opt)
  */
 static void advance(struct input *in, const unsigned char *s, size_t n)
 {
-	unsigned long long lines = count_newlines(s, n);
-	bool gnu = in->opt->format == FORMAT_GNU;
+	const unsigned char *line = move_position(&in->pos, s, n);
 
-	if (lines) {
-		const unsigned char *nl = memrchr(s, '\n', n);
-
-		in->pos.line += lines;
-		in->pos.column = utf8val_count(nl + 1, s + n - (nl + 1));
-		if (gnu)
-			in->pos.display = display_column(nl + 1, s + n - (nl + 1), 0);
-	} else {
-		in->pos.column += utf8val_count(s, n);
-		if (gnu)
-			in->pos.display = display_column(s, n, in->pos.display);
-	}
+	if (in->opt->format == FORMAT_GNU)
+		in->pos.display = display_column(line, s + n - line,
+						 line == s ? in->pos.display : 0);
 	in->tracked += n;
 }
 

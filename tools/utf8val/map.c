@@ -146,38 +146,19 @@ bool mappable(const struct input *in)
  * a line and column: each byte once, a character where its first byte
  * is, so that a window may end inside one. Not for --format=gnu, whose
  * display column needs each character whole: its lines are counted when
- * an error needs them, reading the text again.
+ * an error needs them, reading the text again. A part's struct position
+ * starts at line 0: its line is the newlines it holds.
  */
-struct part_lines {
-	unsigned long long newlines;
-	unsigned long long column;	/* characters after the last newline */
-};
-
 static bool counts_lines(const struct options *opt)
 {
 	return reports(opt) && opt->format != FORMAT_GNU;
 }
 
-/* Add the lines of the @n bytes at @s to @l. */
-static void count_lines(struct part_lines *l, const unsigned char *s, size_t n)
-{
-	unsigned long long lines = count_newlines(s, n);
-
-	if (lines) {
-		const unsigned char *nl = memrchr(s, '\n', n);
-
-		l->newlines += lines;
-		l->column = utf8val_count(nl + 1, s + n - (nl + 1));
-	} else {
-		l->column += utf8val_count(s, n);
-	}
-}
-
 /* The lines of @more, the text right after @l's, added to @l. */
-static void add_lines(struct part_lines *l, const struct part_lines *more)
+static void add_lines(struct position *l, const struct position *more)
 {
-	l->column = more->newlines ? more->column : l->column + more->column;
-	l->newlines += more->newlines;
+	l->column = more->line ? more->column : l->column + more->column;
+	l->line += more->line;
 }
 
 /*
@@ -186,7 +167,7 @@ static void add_lines(struct part_lines *l, const struct part_lines *more)
  * an error stops is counted for nothing: the window does not count).
  */
 static void feed_window(struct utf8val_stream *st, const unsigned char *s,
-			size_t n, struct part_lines *lines)
+			size_t n, struct position *lines)
 {
 	size_t at, k;
 
@@ -195,7 +176,7 @@ static void feed_window(struct utf8val_stream *st, const unsigned char *s,
 		if (utf8val_stream_feed(st, s + at, k))
 			return;
 		if (lines)
-			count_lines(lines, s + at, k);
+			move_position(lines, s + at, k);
 	}
 }
 
@@ -209,7 +190,7 @@ struct map_part {
 	unsigned long long done;	/* checked up to here, a chunk boundary */
 	unsigned long long chars;	/* in the text before @from */
 	unsigned char open[UTF8VAL_MAX_SEQ];	/* the bytes @from to @done */
-	struct part_lines lines;	/* of the text up to @done */
+	struct position lines;		/* of the text up to @done */
 	unsigned long long end;		/* the part's end */
 	/* the second half: its first character's start, from @done */
 	bool second;
@@ -232,7 +213,7 @@ static __attribute__((noinline)) void map_windows(struct map_part *p)
 	unsigned long long base = p->from, chars = p->chars, to, open;
 	unsigned int flags = in->opt->flags;
 	unsigned char tail[UTF8VAL_MAX_SEQ];
-	struct part_lines lines;
+	struct position lines;
 	struct utf8val_stream st;
 	struct utf8val_result r;
 	struct stat now, before;
@@ -274,7 +255,7 @@ static __attribute__((noinline)) void map_windows(struct map_part *p)
 			base = p->from;
 			p->second = false;
 		}
-		lines = (struct part_lines){ 0 };
+		lines = (struct position){ 0 };
 		feed_window(&st, map + skip, len - skip,
 			    counts_lines(in->opt) ? &lines : NULL);
 		utf8val_stream_result(&st, &r);
@@ -406,7 +387,7 @@ unsigned long long map_checked(struct input *in, unsigned char *buf,
 	in->chars = p.chars;
 	if (counts_lines(in->opt)) {
 		/* as of @from: the open character's first byte is after it */
-		in->pos.line = 1 + p.lines.newlines;
+		in->pos.line = 1 + p.lines.line;
 		in->pos.column = p.lines.column - (p.done > p.from);
 		in->tracked = p.from;
 	}

@@ -86,6 +86,26 @@ unsigned long long count_newlines(const unsigned char *s, size_t n)
 	return newlines16(s, n);
 }
 
+/*
+ * Move @pos over the @n bytes of valid text at @s, a character counted
+ * where its first byte is: returns where the last line starts in them
+ * (@s if none does).
+ */
+const unsigned char *move_position(struct position *pos,
+				   const unsigned char *s, size_t n)
+{
+	unsigned long long lines = count_newlines(s, n);
+	const unsigned char *line = s;
+
+	if (lines) {
+		line = (const unsigned char *)memrchr(s, '\n', n) + 1;
+		pos->line += lines;
+		pos->column = 0;
+	}
+	pos->column += utf8val_count(line, s + n - line);
+	return line;
+}
+
 /* char_width()'s C.UTF-8 locale: one a thread, made once, never freed */
 static __thread locale_t utf8;
 
