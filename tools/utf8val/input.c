@@ -260,6 +260,21 @@ bool is_output(const struct stat *st, const struct options *opt)
 	       st->st_ino == opt->out.st_ino;
 }
 
+/*
+ * A pipe's buffer widened to a chunk where the kernel allows it (up to
+ * /proc/sys/fs/pipe-max-size, 1 MiB by default, for any user): with
+ * Linux's 64 KiB, writer and reader take turns sixteen pages at a time,
+ * and `cat FILE | utf8val` took four times as long as with 256 KiB.
+ * Never narrowed: the writer's end shares the buffer.
+ */
+static void widen_pipe(int fd)
+{
+	int size = fcntl(fd, F_GETPIPE_SZ);
+
+	if (size >= 0 && size < (int)CHUNK)
+		fcntl(fd, F_SETPIPE_SZ, (int)CHUNK);	/* refused: as it was */
+}
+
 /* grep's rule for a binary file: a NUL byte in its first 32 KiB. */
 static bool looks_binary(int fd, off_t start, struct scratch *scratch)
 {
@@ -313,6 +328,8 @@ int check_input(const char *name, int fd, const struct options *opt,
 	in.reread = S_ISREG(st.st_mode) && in.start >= 0;
 	if (in.reread)
 		in.end = st.st_size;
+	if (S_ISFIFO(st.st_mode))
+		widen_pipe(fd);
 	rc = check_stream(&in, fd);
 	if (fd)
 		close(fd);
