@@ -454,7 +454,8 @@ const char *utf8val_path_name(enum utf8val_path path)
 #define SIMD_SECTION	(16 * 1024)
 
 /*
- * The one word that says which path runs, read once per call:
+ * The one word that says which path runs, read once per call
+ * (call_path()):
  * utf8val.simd= may change it at any time, and every value is whole.
  */
 static enum utf8val_path simd_path;
@@ -641,20 +642,36 @@ static __always_inline bool checks_whole(const struct utf8val_simd_impl *impl,
 }
 
 /*
- * The valid prefix as dfa_prefix() gives it, by the fastest path, and in
- * *@chars (unless NULL) the characters in it. @chunk
- * is the length the caller was handed, which decides whether vector
- * set-up pays: a stream chunk that first finishes a character left open
- * by the previous one is still a whole chunk.
+ * The path a call of @chunk bytes under @tbl runs, read once for the
+ * call: @chunk is the length the caller was handed, which decides
+ * whether vector set-up pays (a stream chunk that first finishes a
+ * character left open by the previous one is still a whole chunk).
  */
-static __always_inline size_t fast_prefix(const u64 *tbl, const u8 *s,
-					  size_t len, size_t chunk, u64 *chars)
+static __always_inline enum utf8val_path call_path(const u64 *tbl,
+						   size_t chunk)
 {
-	/* (constant false where the target has no vector path) */
-	const bool vector = NR_UTF8VAL_PATHS > 1 && tbl == dfa_strict &&
-			    chunk >= UTF8VAL_SIMD_MIN_LEN;
-	enum utf8val_path path = vector ? utf8val_read_once(simd_path) :
-					  UTF8VAL_PATH_SCALAR;
+	/* (constant scalar where the target has no vector path) */
+	return NR_UTF8VAL_PATHS > 1 && tbl == dfa_strict &&
+	       chunk >= UTF8VAL_SIMD_MIN_LEN ? utf8val_read_once(simd_path) :
+					       UTF8VAL_PATH_SCALAR;
+}
+
+/* Whether @path's blocks (@impl's) take the @len bytes left here. */
+static __always_inline bool blocks_take(const struct utf8val_simd_impl *impl,
+					enum utf8val_path path, size_t len)
+{
+	return path != UTF8VAL_PATH_SCALAR && len >= impl->min_len &&
+	       utf8val_simd_usable();
+}
+
+/*
+ * The valid prefix as dfa_prefix() gives it, by @path (call_path()'s),
+ * and in *@chars (unless NULL) the characters in it.
+ */
+static __always_inline size_t prefix_on(const u64 *tbl, const u8 *s,
+					size_t len, enum utf8val_path path,
+					u64 *chars)
+{
 	const struct utf8val_simd_impl *impl = &simd_impls[path];
 	u64 simd_chars = 0, dfa_chars = 0;
 	size_t n = 0;
@@ -674,23 +691,27 @@ static __always_inline size_t fast_prefix(const u64 *tbl, const u8 *s,
 			goto rest;
 		}
 	}
-	if (vector) {
-		/* Short input: its ASCII words cost less than vector set-up. */
-		if (path != UTF8VAL_PATH_SCALAR && len < impl->ascii_first) {
-			n = ascii_prefix(s, len);
-			simd_chars = n;
-		}
-		if (path != UTF8VAL_PATH_SCALAR && len - n >= impl->min_len &&
-		    utf8val_simd_usable())
-			n += simd_prefix(impl->blocks, s + n, len - n,
-					 chars ? &simd_chars : NULL);
+	/* Short input: its ASCII words cost less than vector set-up. */
+	if (path != UTF8VAL_PATH_SCALAR && len < impl->ascii_first) {
+		n = ascii_prefix(s, len);
+		simd_chars = n;
 	}
+	if (blocks_take(impl, path, len - n))
+		n += simd_prefix(impl->blocks, s + n, len - n,
+				 chars ? &simd_chars : NULL);
 rest:
 	if (n < len)	/* only an error or a short input is left */
 		n += dfa_prefix(tbl, s + n, len - n, chars ? &dfa_chars : NULL);
 	if (chars)
 		*chars = simd_chars + dfa_chars;
 	return n;
+}
+
+/* prefix_on() by the path call_path() gives for a call of @chunk bytes */
+static __always_inline size_t fast_prefix(const u64 *tbl, const u8 *s,
+					  size_t len, size_t chunk, u64 *chars)
+{
+	return prefix_on(tbl, s, len, call_path(tbl, chunk), chars);
 }
 
 /* What a lead byte allows next, under the given flags. */
@@ -1519,52 +1540,35 @@ enum utf8val_error utf8val_validate(const void *buf, size_t len,
 
 UTF8VAL_EXPORT(utf8val_validate);
 
-/* check_long() where the path's blocks did not run */
-static noinline bool check_prefix(const u8 *s, size_t len)
+/* check_long() of an input that does not go straight to the blocks */
+static noinline bool check_general(const u8 *s, size_t len,
+				   enum utf8val_path path)
 {
-	return fast_prefix(dfa_strict, s, len, len, NULL) == len;
-}
-
-/* check_long() where the path's blocks stopped at @at: the DFA from there */
-static noinline bool check_stopped(const u8 *s, size_t len, size_t at)
-{
-	size_t n = simd_stopped(s, at, NULL);
-
-	return n + dfa_prefix(dfa_strict, s + n, len - n, NULL) == len;
-}
-
-/*
- * utf8val_check() of all but 8 to 64 bytes, out of line (see there): an
- * input that one vector section takes whole goes straight to the path's
- * blocks. All of fast_prefix() inlined here cost 53 instructions a call
- * on top of them (five registers saved): at 256 bytes of ASCII, as long
- * as the AVX-512 blocks themselves took.
- */
-static noinline bool check_long(const u8 *s, size_t len)
-{
-	const struct utf8val_simd_impl *impl;
-	enum utf8val_path path;
-	size_t at;
-
-	/* (constant false without a vector path, or with a save area) */
-	if (NR_UTF8VAL_PATHS < 2 || UTF8VAL_SIMD_SAVE_AREA_SIZE ||
-	    len < UTF8VAL_SIMD_MIN_LEN || len > SIMD_SECTION)
-		return check_prefix(s, len);
-	path = utf8val_read_once(simd_path);
-	impl = &simd_impls[path];
-	if (path == UTF8VAL_PATH_SCALAR || len < impl->ascii_first ||
-	    len < impl->min_len || !utf8val_simd_usable())
-		return check_prefix(s, len);
-	utf8val_simd_begin();
-	at = impl->blocks(s, 0, len, true, NULL);
-	utf8val_simd_end();
-	return at == len || check_stopped(s, len, at);
+	return prefix_on(dfa_strict, s, len, path, NULL) == len;
 }
 
 /* utf8val_check() of a short input by the DFA, out of line (see there) */
 static noinline bool check_dfa(const u8 *s, size_t len)
 {
 	return dfa_prefix(dfa_strict, s, len, NULL) == len;
+}
+
+/*
+ * utf8val_check() of all but 8 to 64 bytes, out of line (see there): an
+ * input whose ASCII words do not go first goes straight to the path's
+ * blocks, as prefix_on() would send it, without the rest of its set-up
+ * (which, inlined, made every call save five registers).
+ */
+static noinline bool check_long(const u8 *s, size_t len)
+{
+	enum utf8val_path path = call_path(dfa_strict, len);
+	const struct utf8val_simd_impl *impl = &simd_impls[path];
+	size_t n;
+
+	if (len < impl->ascii_first || !blocks_take(impl, path, len))
+		return check_general(s, len, path);
+	n = simd_prefix(impl->blocks, s, len, NULL);
+	return n == len || check_dfa(s + n, len - n);
 }
 
 /**
@@ -1593,11 +1597,9 @@ bool utf8val_check(const void *buf, size_t len)
 		return check_long(buf, len);
 	if (short_words_ascii(buf, len))
 		return true;
-	if (NR_UTF8VAL_PATHS > 1 && len >= UTF8VAL_SIMD_MIN_LEN) {
-		impl = &simd_impls[utf8val_read_once(simd_path)];
-		if (checks_whole(impl, len))
-			return simd_whole(impl, buf, len) != 0;
-	}
+	impl = &simd_impls[call_path(dfa_strict, len)];
+	if (checks_whole(impl, len))
+		return simd_whole(impl, buf, len) != 0;
 	return check_dfa(buf, len);
 }
 
