@@ -150,6 +150,8 @@ int check_input(const char *name, int fd, const struct options *opt,
 int check_and_list(const char *name, int fd, const struct options *opt);
 bool is_output(const struct stat *st, const struct options *opt);
 void input_failed(struct input *in, const char *why);
+size_t keep_last(unsigned char *buf, size_t room, size_t len,
+		 const unsigned char *s, size_t n);
 void keep_history(struct input *in, const unsigned char *s, size_t n);
 
 /* map.c */

@@ -189,16 +189,26 @@ static size_t check_chunk(struct input *in, const unsigned char *s,
 	return len;
 }
 
+/*
+ * The @len bytes at @buf (@room at most) followed by the @n at @s: keep
+ * the last @room of them at @buf, and return how many there are.
+ */
+size_t keep_last(unsigned char *buf, size_t room, size_t len,
+		 const unsigned char *s, size_t n)
+{
+	size_t from_s = n < room ? n : room;
+	size_t keep = len < room - from_s ? len : room - from_s;
+
+	memmove(buf, buf + len - keep, keep);
+	memcpy(buf + keep, s + n - from_s, from_s);
+	return keep + from_s;
+}
+
 /* --context: the last bytes of @in before @s + @n, once @s is gone. */
 void keep_history(struct input *in, const unsigned char *s, size_t n)
 {
-	size_t room = sizeof(in->history), from_s = n < room ? n : room;
-	size_t keep = in->history_len < room - from_s ? in->history_len :
-							room - from_s;
-
-	memmove(in->history, in->history + in->history_len - keep, keep);
-	memcpy(in->history + keep, s + n - from_s, from_s);
-	in->history_len = keep + from_s;
+	in->history_len = keep_last(in->history, sizeof(in->history),
+				    in->history_len, s, n);
 }
 
 /* A pipe's text is counted before the next read() replaces it. */
@@ -262,10 +272,11 @@ bool is_output(const struct stat *st, const struct options *opt)
 
 /*
  * A pipe's buffer widened to a chunk where the kernel allows it (up to
- * /proc/sys/fs/pipe-max-size, 1 MiB by default, for any user): with
- * Linux's 64 KiB, writer and reader take turns sixteen pages at a time,
- * and `cat FILE | utf8val` took four times as long as with 256 KiB.
- * Never narrowed: the writer's end shares the buffer.
+ * /proc/sys/fs/pipe-max-size, 1 MiB by default, within the user's pipe
+ * pages): with Linux's 64 KiB, writer and reader take turns sixteen
+ * pages at a time, and `cat FILE | utf8val` took four times as long as
+ * with 256 KiB. Never narrowed: the writer's end shares the buffer. (It
+ * stays wide after us, and counts four times against the user's pages.)
  */
 static void widen_pipe(int fd)
 {

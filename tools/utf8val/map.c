@@ -46,6 +46,8 @@
 #define MAP_MIN		(4 * CHUNK)
 /* bigger ones are checked in two halves at once, where there are CPUs */
 #define MAP_HALVES_MIN	(8 * MAP_WINDOW)
+/* a part's last bytes kept: --context's before an open character, and it */
+#define MAP_EDGE	(CONTEXT_MAX + UTF8VAL_MAX_SEQ)
 
 /*
  * The window of a file this thread is checking through a mapping: a
@@ -189,7 +191,9 @@ struct map_part {
 	unsigned long long from;	/* where a character left open starts */
 	unsigned long long done;	/* checked up to here, a chunk boundary */
 	unsigned long long chars;	/* in the text before @from */
-	unsigned char open[UTF8VAL_MAX_SEQ];	/* the bytes @from to @done */
+	/* the text's last bytes, up to @done: --context's, then @from on */
+	unsigned char edge[MAP_EDGE];
+	size_t edge_len;
 	struct position lines;		/* of the text up to @done */
 	unsigned long long end;		/* the part's end */
 	/* the second half: its first character's start, from @done */
@@ -198,6 +202,12 @@ struct map_part {
 	size_t head_len;
 	bool stop;			/* (atomic) the first half is done */
 };
+
+/* The bytes of the character @p left open: @from to @done. */
+static const unsigned char *open_bytes(const struct map_part *p)
+{
+	return p->edge + p->edge_len - (p->done - p->from);
+}
 
 /*
  * Check @p's text through mappings, a window at a time, up to @p->end,
@@ -210,9 +220,10 @@ static __attribute__((noinline)) void map_windows(struct map_part *p)
 {
 	const struct input *in = p->in;
 	const unsigned long long size = in->end - in->start;
-	unsigned long long base = p->from, chars = p->chars, to, open;
+	unsigned long long base = p->from, chars = p->chars, to;
 	unsigned int flags = in->opt->flags;
-	unsigned char tail[UTF8VAL_MAX_SEQ];
+	unsigned char tail[MAP_EDGE];
+	size_t tail_len;
 	struct position lines;
 	struct utf8val_stream st;
 	struct utf8val_result r;
@@ -228,7 +239,7 @@ static __attribute__((noinline)) void map_windows(struct map_part *p)
 	if (base || p->second)	/* a BOM is refused at offset 0 only */
 		flags &= ~UTF8VAL_REJECT_BOM;
 	utf8val_stream_init(&st, flags);
-	utf8val_stream_feed(&st, p->open, p->done - p->from);
+	utf8val_stream_feed(&st, open_bytes(p), p->done - p->from);
 	while (p->done < p->end &&
 	       !__atomic_load_n(&p->stop, __ATOMIC_RELAXED)) {
 		off_t at = (in->start + p->done) & ~(off_t)(page_size - 1);
@@ -246,6 +257,8 @@ static __attribute__((noinline)) void map_windows(struct map_part *p)
 			return;	/* (a file system without mmap()) */
 		map_guard.len = len;
 		map_guard.map = map;
+		/* the window's text from @done: its last bytes are kept */
+		tail_len = len - skip < MAP_EDGE ? len - skip : MAP_EDGE;
 		if (p->second) {
 			/* a valid text has a character's start in reach */
 			while (p->head_len < UTF8VAL_MAX_SEQ &&
@@ -262,8 +275,7 @@ static __attribute__((noinline)) void map_windows(struct map_part *p)
 		/* (a text that ends inside a character is not valid) */
 		valid = !r.error ||
 			(r.error == UTF8VAL_EINCOMPLETE && to < size);
-		open = valid ? to - (base + r.valid_up_to) : 0;
-		memcpy(tail, map + len - open, open);
+		memcpy(tail, map + len - tail_len, tail_len);
 		map_guard.map = NULL;
 		munmap((void *)map, len);
 		/*
@@ -282,7 +294,8 @@ static __attribute__((noinline)) void map_windows(struct map_part *p)
 			return;	/* read() reports it */
 		p->from = base + r.valid_up_to;
 		p->chars = chars + r.chars;
-		memcpy(p->open, tail, open);
+		p->edge_len = keep_last(p->edge, MAP_EDGE, p->edge_len, tail,
+					tail_len);
 		add_lines(&p->lines, &lines);
 		p->done = to;
 	}
@@ -322,7 +335,7 @@ static void map_join(struct map_part *p, const struct map_part *half)
 
 	if (half->done == p->done)	/* no window of it was valid */
 		return;
-	memcpy(text, p->open, open);
+	memcpy(text, open_bytes(p), open);
 	memcpy(text + open, half->head, half->head_len);
 	if (utf8val_validate(text, open + half->head_len,
 			     p->in->opt->flags & ~UTF8VAL_REJECT_BOM, &r))
@@ -330,7 +343,9 @@ static void map_join(struct map_part *p, const struct map_part *half)
 	p->from = half->from;
 	p->done = half->done;
 	p->chars += r.chars + half->chars;
-	memcpy(p->open, half->open, half->done - half->from);
+	/* (the half's text, its first bytes included, follows @p's) */
+	p->edge_len = keep_last(p->edge, MAP_EDGE, p->edge_len, half->edge,
+				half->edge_len);
 	/* (the text between holds no newline, and no first byte) */
 	add_lines(&p->lines, &half->lines);
 }
@@ -340,8 +355,8 @@ static void map_join(struct map_part *p, const struct map_part *half)
  * text is valid (a big one in two halves at once, where there is a CPU
  * for each), and set @in up for read() to take over: the offset (from
  * @in->start) of @buf[0], the bytes of the character that a window left
- * open there read into @buf (*@have of them) and the file offset after
- * them, which is a chunk boundary. From there on, read() finds what it
+ * open there, as the window had them, in @buf (*@have of them), and the
+ * file offset after them, which is a chunk boundary. From there on, read() finds what it
  * would have found had it read the text before, the history that
  * --context shows included: the first error, a file cut short, the end.
  */
@@ -350,11 +365,9 @@ unsigned long long map_checked(struct input *in, unsigned char *buf,
 {
 	const unsigned long long size = in->end - in->start;
 	struct map_part p = { .in = in, .end = size }, half;
-	unsigned char edge[CONTEXT_MAX + UTF8VAL_MAX_SEQ];
 	unsigned long long back, from;
 	struct helper helper;
 	bool halves = false;
-	ssize_t n;
 
 	/* (a walk's workers have the other CPUs) */
 	if (map_halves && !in->scratch->hold && size >= MAP_HALVES_MIN) {
@@ -391,26 +404,16 @@ unsigned long long map_checked(struct input *in, unsigned char *buf,
 		in->pos.column = p.lines.column - (p.done > p.from);
 		in->tracked = p.from;
 	}
-	/* the text before @from that --context shows, and what is open */
+	/*
+	 * The text before @from that --context shows, and what is open,
+	 * as the windows had them: read again, the file may have lost them.
+	 */
 	from = p.from;
 	back = in->opt->context ? (from < CONTEXT_MAX ? from : CONTEXT_MAX) : 0;
-	do
-		n = pread(in->fd, edge, back + p.done - from,
-			  in->start + from - back);
-	while (n < 0 && errno == EINTR);
-	if (n < 0) {
-		input_failed(in, strerror(errno));
-		return from;
-	}
-	/* fewer bytes: cut under text that was checked, as track() finds */
-	if ((size_t)n < back + p.done - from) {
-		input_failed(in, "changed while being read");
-		return from;
-	}
-	keep_history(in, edge, back);
-	*have = n - back;
-	memcpy(buf, edge + back, *have);
-	if (lseek(in->fd, in->start + from + *have, SEEK_SET) < 0)
+	keep_history(in, open_bytes(&p) - back, back);
+	*have = p.done - from;
+	memcpy(buf, open_bytes(&p), *have);
+	if (lseek(in->fd, in->start + p.done, SEEK_SET) < 0)
 		input_failed(in, strerror(errno));
 	return from;
 }
