@@ -356,9 +356,10 @@ static void map_join(struct map_part *p, const struct map_part *half)
  * for each), and set @in up for read() to take over: the offset (from
  * @in->start) of @buf[0], the bytes of the character that a window left
  * open there, as the window had them, in @buf (*@have of them), and the
- * file offset after them, which is a chunk boundary. From there on, read() finds what it
- * would have found had it read the text before, the history that
- * --context shows included: the first error, a file cut short, the end.
+ * file offset after them, which is a chunk boundary. From there on,
+ * read() finds what it would have found had it read the text before, the
+ * history that --context shows included: the first error, a file cut
+ * short, the end.
  */
 unsigned long long map_checked(struct input *in, unsigned char *buf,
 			       size_t *have)
