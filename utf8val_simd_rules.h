@@ -32,6 +32,8 @@
  *                  moves them in a byte at a time
  *   rule_vec rule_high(rule_tables t, rule_vec v)    each byte >> 4
  *   rule_vec rule_low(rule_tables t, rule_vec v)     each byte & 15
+ *                  (or any bytes that rule_lookup() reads as those: a
+ *                  lookup that ignores some bits needs them unmasked)
  *   rule_vec rule_lookup(rule_tables t, enum rule_table which,
  *                        rule_vec nibbles)
  *                  the table's entries at @nibbles (0 to 15)

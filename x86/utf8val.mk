@@ -8,7 +8,10 @@ ifneq ($(CONFIG_X86_64)$(filter x86_64-%,$(utf8val_machine)),)
 utf8val_vec := avx2 avx512
 # immintrin.h would pull in libc's malloc through mm_malloc.h.
 utf8val_avx2_flags := -mavx2 -mpopcnt -D_MM_MALLOC_H_INCLUDED
-utf8val_avx512_flags := -mavx512f -mavx512bw -mpopcnt -D_MM_MALLOC_H_INCLUDED
+# AVX-512 needs VBMI too (Ice Lake on, Zen 4 on): every CPU whose clock
+# 512-bit registers leave alone has it (utf8val_arch.h).
+utf8val_avx512_flags := -mavx512f -mavx512bw -mavx512vbmi -mpopcnt \
+	-D_MM_MALLOC_H_INCLUDED
 # The kernel's flags that keep other code off vector registers, which
 # those objects drop (6.1 has no CC_FLAGS_FPU to name them).
 utf8val_no_fpu := -mno-sse -mno-mmx -mno-sse2 -mno-3dnow -mno-avx \

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * utf8val's vector paths on x86-64, AVX2 and AVX-512 (F and BW): which
+ * utf8val's vector paths on x86-64, AVX2 and AVX-512 (F, BW, VBMI): which
  * exist, when the CPU may run them, which one "auto" takes, and the
  * section that may use vector registers. The kernel must save the user's
  * FPU state first, which only pays off on longer inputs
@@ -22,7 +22,7 @@ enum utf8val_path {
 /* AVX2: the tail as one more block overlapping the last; from 96 bytes. */
 size_t utf8val_avx2_blocks(const u8 *s, size_t from, size_t to, bool end,
 			   u64 *chars);
-/* AVX-512 F and BW: the tail by a masked load; any length. */
+/* AVX-512 F, BW and VBMI: the tail by a masked load; any length. */
 size_t utf8val_avx512_blocks(const u8 *s, size_t from, size_t to, bool end,
 			     u64 *chars);
 size_t utf8val_avx512_whole(const u8 *s, size_t len);
@@ -114,6 +114,7 @@ static inline bool utf8val_cpu_has_avx512(void)
 {
 	return boot_cpu_has(X86_FEATURE_AVX512F) &&
 	       boot_cpu_has(X86_FEATURE_AVX512BW) &&
+	       boot_cpu_has(X86_FEATURE_AVX512VBMI) &&
 	       boot_cpu_has(X86_FEATURE_POPCNT) &&
 	       utf8val_os_saves_zmm();
 }
@@ -139,25 +140,31 @@ static inline unsigned int utf8val_xcr0(void)
 	return lo;
 }
 
-static inline unsigned int utf8val_cpuid7_ebx(void)
+/* CPUID leaf 7's feature bits: EBX's, and ECX's in *@ecx */
+static inline unsigned int utf8val_cpuid7(unsigned int *ecx)
 {
-	unsigned int a, b, c, d;
+	unsigned int a, b, d;
 
-	return __get_cpuid_count(7, 0, &a, &b, &c, &d) ? b : 0;
+	*ecx = 0;
+	return __get_cpuid_count(7, 0, &a, &b, ecx, &d) ? b : 0;
 }
 
 static inline bool utf8val_cpu_has_avx2(void)
 {
+	unsigned int ecx;
+
 	return (utf8val_xcr0() & XCR0_AVX) == XCR0_AVX &&
-	       (utf8val_cpuid7_ebx() & bit_AVX2);
+	       (utf8val_cpuid7(&ecx) & bit_AVX2);
 }
 
 static inline bool utf8val_cpu_has_avx512(void)
 {
 	const unsigned int f_bw = bit_AVX512F | bit_AVX512BW;
+	unsigned int ecx;
 
 	return (utf8val_xcr0() & XCR0_AVX512) == XCR0_AVX512 &&
-	       (utf8val_cpuid7_ebx() & f_bw) == f_bw;
+	       (utf8val_cpuid7(&ecx) & f_bw) == f_bw &&
+	       (ecx & bit_AVX512VBMI);
 }
 
 static inline bool utf8val_cpu_zmm_slow(void)

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * utf8val's AVX-512 fast path (F and BW): strict RFC 3629, yes or no, 256
- * bytes (four 64-byte registers) a step.
+ * utf8val's AVX-512 fast path (F, BW and VBMI): strict RFC 3629, yes or
+ * no, 256 bytes (four 64-byte registers) a step.
  *
  * The rules are the nibble tables of utf8val_simd_tables.h, as in the
- * AVX2 path; AVX-512 adds three things. A ternary-logic instruction does
- * the three-way AND and the XOR of the "two continuations" class, and
- * ORs three registers at once. Mask registers replace movemask. And a
- * masked load, which never faults on the bytes it leaves out, reads the
+ * AVX2 path; AVX-512 adds four things. VBMI's byte permute looks the
+ * tables up by the low six bits of each byte, where a byte shuffle reads
+ * bit 7 as "zero": the nibbles need no mask. A ternary-logic instruction
+ * does the three-way AND and the XOR of the "two continuations" class,
+ * and ORs three registers at once. Mask registers replace movemask. And
+ * a masked load, which never faults on the bytes it leaves out, reads the
  * tail shorter than a step as if zeros followed it: a zero after an
  * unfinished character is an error like any other, so the end of the
  * input needs no check of its own, and inputs shorter than a block take
@@ -46,7 +48,7 @@
 #define ALIGN_FROM	2048
 
 struct avx512_tables {
-	__m512i prev_high, prev_low, this_high, nibble;
+	__m512i prev_high, prev_low, this_high;
 	__m512i third_min, fourth_min, bit7, tail_max;
 };
 
@@ -60,17 +62,16 @@ static inline __m512i broadcast16(const char *t)
  * byte (_mm512_set1_epi8()), or from a table whose bytes it can see, GCC
  * moves the byte into a general register and broadcasts it from there:
  * a shuffle, on the one port of Intel's cores that also does the checks'
- * own shuffles. In whole() that was five of the seventeen instructions
+ * own lookups. In whole() that was five of the seventeen instructions
  * on that port. Reached through a pointer GCC cannot see through
  * (tables_loaded()), they are loads, most of them folded into the
  * instruction that uses them.
  */
 static const struct avx512_splats {
-	char nibble[64], third_min[64], fourth_min[64], bit7[64];
+	char third_min[64], fourth_min[64], bit7[64];
 	/* the largest byte at each place of a block that ends a character */
 	char tail_max[64];
 } splats __aligned(64) = {
-	.nibble = { [0 ... 63] = 0x0f },
 	.third_min = { [0 ... 63] = (char)(THIRD_MIN - 0x80) },
 	.fourth_min = { [0 ... 63] = (char)(FOURTH_MIN - 0x80) },
 	.bit7 = { [0 ... 63] = (char)0x80 },
@@ -85,7 +86,6 @@ static __always_inline struct avx512_tables tables(void)
 		.prev_high = broadcast16(prev_high),
 		.prev_low = broadcast16(prev_low),
 		.this_high = broadcast16(this_high),
-		.nibble = _mm512_set1_epi8(0x0f),
 		.third_min = _mm512_set1_epi8((char)(THIRD_MIN - 0x80)),
 		.fourth_min = _mm512_set1_epi8((char)(FOURTH_MIN - 0x80)),
 		.bit7 = _mm512_set1_epi8((char)0x80),
@@ -105,7 +105,6 @@ static __always_inline struct avx512_tables tables_loaded(void)
 	struct avx512_tables t = tables();	/* the three nibble tables */
 
 	__asm__ ("" : "+r" (c));	/* GCC no longer knows the bytes */
-	t.nibble = _mm512_load_si512(c->nibble);
 	t.third_min = _mm512_load_si512(c->third_min);
 	t.fourth_min = _mm512_load_si512(c->fourth_min);
 	t.bit7 = _mm512_load_si512(c->bit7);
@@ -130,25 +129,35 @@ static __always_inline __m512i rule_back(__m512i last __always_unused,
 			_mm512_alignr_epi8(in, shifted, 13);
 }
 
-static __always_inline __m512i rule_high(const struct avx512_tables *t,
-					 __m512i v)
+/*
+ * The nibbles as VBMI's permute takes them: it reads the low six bits of
+ * each byte, and the tables repeat every 16 bytes (broadcast16()), so
+ * bits 4 and 5 choose among equal copies. A 16-bit shift leaves the next
+ * byte's low bits there, and the low nibble is the byte itself: no mask,
+ * where a shuffle, which reads bit 7 as "zero", needs one. Both masks
+ * were three of a block's sixteen instructions on the two ports that
+ * run 512-bit ones.
+ */
+static __always_inline __m512i
+rule_high(const struct avx512_tables *t __always_unused, __m512i v)
 {
-	return _mm512_and_si512(_mm512_srli_epi16(v, 4), t->nibble);
+	return _mm512_srli_epi16(v, 4);
 }
 
-static __always_inline __m512i rule_low(const struct avx512_tables *t,
-					__m512i v)
+static __always_inline __m512i
+rule_low(const struct avx512_tables *t __always_unused, __m512i v)
 {
-	return _mm512_and_si512(v, t->nibble);
+	return v;
 }
 
 static __always_inline __m512i rule_lookup(const struct avx512_tables *t,
 					   enum rule_table which,
 					   __m512i nibbles)
 {
-	return _mm512_shuffle_epi8(which == RULE_PREV_HIGH ? t->prev_high :
-				   which == RULE_PREV_LOW ? t->prev_low :
-				   t->this_high, nibbles);
+	return _mm512_permutexvar_epi8(nibbles,
+				       which == RULE_PREV_HIGH ? t->prev_high :
+				       which == RULE_PREV_LOW ? t->prev_low :
+				       t->this_high);
 }
 
 /* one ternary-logic instruction for the three-way AND */
