@@ -30,13 +30,14 @@
  *                  the bytes @n (1 to 3) before each byte of @in; @last
  *                  is those n - 1 before (@in for 1), for a path that
  *                  moves them in a byte at a time
- *   rule_vec rule_high(rule_tables t, rule_vec v)    each byte >> 4
- *   rule_vec rule_low(rule_tables t, rule_vec v)     each byte & 15
- *                  (or any bytes that rule_lookup() reads as those: a
- *                  lookup that ignores some bits needs them unmasked)
+ *   rule_vec rule_high(rule_tables t, rule_vec v)
+ *   rule_vec rule_low(rule_tables t, rule_vec v)
+ *                  bytes that rule_lookup() reads as each byte's high
+ *                  and low nibble: exactly >> 4 and & 15, unless the
+ *                  path's lookup ignores the other bits (AVX-512's)
  *   rule_vec rule_lookup(rule_tables t, enum rule_table which,
  *                        rule_vec nibbles)
- *                  the table's entries at @nibbles (0 to 15)
+ *                  the table's entries at the nibbles @nibbles stand for
  *   rule_vec rule_and3(rule_vec a, rule_vec b, rule_vec c)
  *   rule_vec rule_lead_at_least(rule_tables t, rule_vec v, u8 min)
  *                  bit 7 set where a byte of @v is @min or more (@min is

@@ -8,8 +8,9 @@ ifneq ($(CONFIG_X86_64)$(filter x86_64-%,$(utf8val_machine)),)
 utf8val_vec := avx2 avx512
 # immintrin.h would pull in libc's malloc through mm_malloc.h.
 utf8val_avx2_flags := -mavx2 -mpopcnt -D_MM_MALLOC_H_INCLUDED
-# AVX-512 needs VBMI too (Ice Lake on, Zen 4 on): every CPU whose clock
-# 512-bit registers leave alone has it (utf8val_arch.h).
+# AVX-512 needs VBMI too (Intel from Cannon Lake, AMD from Zen 4): of the
+# CPUs with F and BW, only Skylake-X's family lacks it, and "auto" gives
+# those AVX2 (utf8val_arch.h).
 utf8val_avx512_flags := -mavx512f -mavx512bw -mavx512vbmi -mpopcnt \
 	-D_MM_MALLOC_H_INCLUDED
 # The kernel's flags that keep other code off vector registers, which

@@ -63,9 +63,10 @@ static inline __m512i broadcast16(const char *t)
  * moves the byte into a general register and broadcasts it from there:
  * a shuffle, on the one port of Intel's cores that also does the checks'
  * own lookups. In whole() that was five of the seventeen instructions
- * on that port. Reached through a pointer GCC cannot see through
- * (tables_loaded()), they are loads, most of them folded into the
- * instruction that uses them.
+ * on that port (before VPERMB took the place of the nibble masks).
+ * Reached through a pointer GCC cannot see through (tables_loaded()),
+ * they are loads, most of them folded into the instruction that uses
+ * them.
  */
 static const struct avx512_splats {
 	char third_min[64], fourth_min[64], bit7[64];
