@@ -618,6 +618,7 @@ MODULE_PARM_DESC(simd, "validation path: auto, or one named in /sys/class/misc/u
 static int __init utf8val_init(void)
 {
 	enum utf8val_path path;
+	bool lacking;
 	int cpu, err;
 
 	/* The UAPI structs must not depend on the ABI's alignment rules. */
@@ -631,16 +632,20 @@ static int __init utf8val_init(void)
 	/* the load's parameters are set: from here on a write is a write */
 	kernel_param_lock(THIS_MODULE);
 	utf8val_loaded = true;
-	path = utf8val_simd_select(simd_wanted);
-	kernel_param_unlock(THIS_MODULE);
 	/*
-	 * A path named at load (a modprobe.d line) that this CPU cannot run
-	 * falls back to scalar: say so, as the setting outlives the CPU it
-	 * was chosen on (AVX-512 needs VBMI since 1.1). A write at run time
-	 * reads back the path it got.
+	 * A path named at load (a modprobe.d line) that this CPU cannot run:
+	 * auto's, as for a name this build lacks, and a warning. The line may
+	 * be shared with other machines or outlive the CPU it was chosen on
+	 * (AVX-512 needs VBMI since 1.1). A write at run time takes what
+	 * utf8val_simd_select() gives, and reads back the path it got.
 	 */
-	if (simd_wanted >= 0 && path != simd_wanted)
-		pr_warn("simd=%s: this CPU cannot run it; %s\n",
+	path = utf8val_simd_select(simd_wanted);
+	lacking = simd_wanted >= 0 && (int)path != simd_wanted;
+	if (lacking)
+		path = utf8val_simd_select(-1);
+	kernel_param_unlock(THIS_MODULE);
+	if (lacking)
+		pr_warn("simd=%s: this CPU cannot run that path (utf8val(4) says what each needs); auto: %s\n",
 			utf8val_path_name(simd_wanted), utf8val_path_name(path));
 	pr_debug("validation path: %s\n", utf8val_path_name(path));
 	/* first: the kernel cannot take kfuncs back, only drop the module's */

@@ -31,8 +31,10 @@
  * paths that can (up to @to on success), and a block ending inside a
  * character is not clean. An error may show one block after the bytes at
  * fault. Adds the characters started in the clean blocks to *@chars
- * unless @chars is NULL. Only between utf8val_simd_begin() and
- * utf8val_simd_end().
+ * unless @chars is NULL. Called from 0 with @end and a @to of at least
+ * the path's min_len (struct utf8val_simd_impl), it takes valid input
+ * whole (test_exhaustive holds every path to that). Only between
+ * utf8val_simd_begin() and utf8val_simd_end().
  */
 typedef size_t (*utf8val_blocks_fn)(const u8 *s, size_t from, size_t to,
 				    bool end, u64 *chars);
@@ -80,7 +82,10 @@ utf8val_drop_open_block(size_t i, size_t from, u64 *count, u64 last_chars)
 struct utf8val_simd_impl {
 	const char *name;		/* for utf8val.simd= and the tests */
 	utf8val_blocks_fn blocks;
-	size_t min_len;			/* below it, the DFA alone is faster */
+	size_t min_len;			/* below it, the DFA alone is faster;
+					 * from it, blocks() must take valid
+					 * input whole (its tail too)
+					 */
 	size_t ascii_first;		/* below it, ASCII words go first */
 	size_t whole_max;		/* up to it, one call checks it all,
 					 * ASCII too: no words first
