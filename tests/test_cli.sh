@@ -302,13 +302,13 @@ $(cat "$dir/err")"
 python3 -c 'import sys; sys.stdout.buffer.write(b"a" * ((2 << 20) - 2) + "\u20ac".encode() + b"b" * 1000 + b"\xff")' >"$dir/open.txt"
 for ctx in '' --context=8; do
 	cp "$dir/open.txt" "$dir/open"
-	got=$(LD_PRELOAD=$dir/shrink.so "$cli" $ctx "$dir/open" 2>&1; echo "status $?")
+	got=$(UTF8VAL_WINDOWS=map LD_PRELOAD=$dir/shrink.so "$cli" $ctx "$dir/open" 2>&1; echo "status $?")
 	expect "a mapped window's open character not read again${ctx:+ ($ctx)}" \
 		"$dir/open: invalid bytes=2098153 chars=2098151 offset=2098153 len=1 error=bad-byte line=1 column=2098152${ctx:+
   context: \"bbbbbbbb\" \\xff \"\"}
 status 1" "$got"
 	cp "$dir/open.txt" "$dir/open"
-	got=$(SHRINK_READ=1 LD_PRELOAD=$dir/shrink.so "$cli" $ctx "$dir/open" 2>&1; echo "status $?")
+	got=$(UTF8VAL_WINDOWS=map SHRINK_READ=1 LD_PRELOAD=$dir/shrink.so "$cli" $ctx "$dir/open" 2>&1; echo "status $?")
 	expect "a file cut under the character a mapped window left open${ctx:+ ($ctx)}" \
 		"$dir/open: incomplete bytes=2097152 chars=2097150 offset=2097150 len=2 line=1 column=2097151${ctx:+
   context: \"aaaaaaaa\" \\xe2\\x82 \"\"}
@@ -867,10 +867,12 @@ kinds = [json.loads(l)["type"] for l in sys.stdin]
 print(kinds.count("error"), kinds.count("file"), kinds[-1])')
 expect "--json --all: 5000 error lines, then the file's" "5000 1 file" "$got"
 
-# Regular files of a MiB and more are checked through mappings of the page
-# cache (big ones in two halves at once), and read() takes over at the
-# chunk of the first error: the reports must be those of the same bytes
-# through a pipe, which is never mapped, and Python's decoder must agree.
+# Regular files of a MiB and more are checked a window at a time (big ones
+# in two halves at once), each window mapped or read with pread() as the
+# command measures (UTF8VAL_WINDOWS sets it, for each to be tested), and
+# read() takes over at the chunk of the first error: the reports must be
+# those of the same bytes through a pipe, which is never mapped, and
+# Python's decoder must agree.
 # Errors at every offset around the boundaries (chunks of 256 KiB, the
 # windows' ends, the halves' meeting point, the end), in text whose
 # characters straddle them.
@@ -978,9 +980,11 @@ case("--reject-nonchar across 10 MiB", data[:10 * MiB - 1] + b"\xef\xbf\xbe" + d
 case("--rfc2279, a 6-byte form across 10 MiB", data[:10 * MiB - 2] + b"\xfd\xbf\xbf\xbf\xbf\xbf" + data[10 * MiB + 4:], ["--rfc2279"])
 print("\n".join(bad))
 PY
-got=$(python3 "$maps/sweep.py" "$cli" "$maps/f" 2>&1)
-expect "mapped files: errors around every boundary, options, the hand-off to read(): as through a pipe, and as Python says" \
-	"" "$got"
+for how in map read; do
+	got=$(UTF8VAL_WINDOWS=$how python3 "$maps/sweep.py" "$cli" "$maps/f" 2>&1)
+	expect "files in windows ($how): errors around every boundary, options, the hand-off to read(): as through a pipe, and as Python says" \
+		"" "$got"
+done
 
 # Standard input a big regular file, read in part before: offsets count
 # from there, and the file offset is left where read() alone left it (the
@@ -1045,18 +1049,42 @@ ssize_t read(int fd, void *buf, size_t n)
 }
 
 /* both names: _FILE_OFFSET_BITS=64 programs call pread64 on 32-bit */
+/*
+ * CUT_PREAD=N: the file cut in the middle of the Nth chunk a window reads
+ * with pread(), before it is read (the cut's offset in CUT_SAID).
+ */
+static int cut_pread(int fd, size_t n, off_t off)
+{
+	static int calls;
+	const char *at = getenv("CUT_PREAD");
+	char path[64];
+	FILE *said;
+
+	if (!at || n != 256 << 10 ||
+	    __atomic_add_fetch(&calls, 1, __ATOMIC_RELAXED) != atoi(at))
+		return 0;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	if (truncate(path, off + n / 2 + 100))
+		return -1;
+	said = fopen(getenv("CUT_SAID"), "w");
+	if (!said)
+		return -1;
+	fprintf(said, "%lld\n", (long long)(off + n / 2 + 100));
+	return fclose(said);
+}
+
 ssize_t pread(int fd, void *buf, size_t n, off_t off)
 {
 	ssize_t (*real)(int, void *, size_t, off_t) = dlsym(RTLD_NEXT, "pread");
 
-	return counted(real(fd, buf, n, off));
+	return cut_pread(fd, n, off) ? -1 : counted(real(fd, buf, n, off));
 }
 
 ssize_t pread64(int fd, void *buf, size_t n, off64_t off)
 {
 	ssize_t (*real)(int, void *, size_t, off64_t) = dlsym(RTLD_NEXT, "pread64");
 
-	return counted(real(fd, buf, n, off));
+	return cut_pread(fd, n, off) ? -1 : counted(real(fd, buf, n, off));
 }
 
 __attribute__((destructor)) static void said_read(void)
@@ -1137,6 +1165,19 @@ void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 C
 if gcc -Wall -Werror -shared -fPIC -o "$maps/cut.so" "$maps/cut.c" -ldl; then
 	python3 -c 'import sys; sys.stdout.buffer.write((b"x" * 79 + b"\n") * (300 << 10))' >"$maps/text"
+	# Read windows: the Nth chunk read cut short (in either half).
+	for chunk in 1 2 9 17 40 80; do
+		cp "$maps/text" "$maps/f"
+		got=$(UTF8VAL_WINDOWS=read CUT_HOW=none CUT_PREAD=$chunk CUT_SAID=$maps/said \
+			LD_PRELOAD=$maps/cut.so "$cli" "$maps/f" 2>&1; echo "status $?")
+		to=$(cat "$maps/said" 2>/dev/null)
+		expect "a file cut while a window reads its chunk $chunk: what read() then finds" \
+			"$maps/f: valid bytes=$to chars=$to
+status 0" "$got"
+		rm -f "$maps/said"
+	done
+	# The rest is about mapped windows.
+	export UTF8VAL_WINDOWS=map
 	for how in half last; do
 		for win in 1 2 3 6 7 8; do
 			cp "$maps/text" "$maps/f"
@@ -1231,6 +1272,7 @@ mapped at: $want
 read: 1 MiB or less" "$got"
 	done
 	rm -f "$maps/sparse" "$maps/said" "$maps/said.read"
+	unset UTF8VAL_WINDOWS
 else
 	expect "the mapping tests' helper builds (gcc)" "built" "not built"
 fi

@@ -1,29 +1,37 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * The valid text at the start of a regular file is checked where the page
- * cache holds it, through a mapping, a window at a time, and a big file's
- * two halves at once where there are two CPUs: read()'s copy costs more
- * than the check. Measured on 256 MiB files in the cache, against read()
- * alone: that took 0.7 to 0.8 times as long (1.0 with the other CPU
- * busy); reading and checking in turn 1.2 to 1.3 times, a thread reading
- * ahead of the check as long or longer (the copy is the cost, and each
- * hand-off wakes a thread), one thread checking the mapping 1.0 to 1.15
- * times (page faults cost less than MAP_POPULATE). read() takes over at
- * the chunk that holds the first error, in the state the reading would
- * have had there, so that what is reported, and where the file offset is
- * left, stays the same. Where errors are reported with their line, the
- * lines are counted as the windows are checked, a chunk at a time while
- * it is in the cache: an error at the end of a 256 MiB file took 1.8 to
- * 2.1 times read() alone when they were counted after, reading the text
- * again, and 0.8 now.
+ * The valid text at the start of a regular file is checked a window at a
+ * time, and a big file's two halves at once where there are two CPUs.
+ * Each window's text is had one of two ways, whichever the machine shows
+ * to be faster (window_source()):
+ *
+ * - mapped where the page cache holds it, with no copy: on an Intel Xeon
+ *   (2 vCPUs, a VM), mapped halves took 0.6 to 0.8 times as long as
+ *   read() alone over 256 MiB files in the cache, one thread checking
+ *   the mapping 1.0 to 1.15 times (page faults cost less than
+ *   MAP_POPULATE);
+ * - read with pread(), a chunk at a time: on an AMD EPYC (Zen 5, 2 vCPUs,
+ *   a VM), the first touch of each newly mapped page cost about 1.5 us
+ *   even with its page tables filled, so mapped windows ran at 1.5 to
+ *   2 GB/s and took 3.5 times as long as read() alone, while halves read
+ *   with pread() took 0.5 times as long.
+ *
+ * read() takes over at the chunk that holds the first error, in the state
+ * the reading would have had there, so that what is reported, and where
+ * the file offset is left, stays the same. Where errors are reported with
+ * their line, the lines are counted as the windows are checked, a chunk
+ * at a time while it is in the cache: an error at the end of a 256 MiB
+ * file took 1.8 to 2.1 times read() alone when they were counted after,
+ * reading the text again, and 0.8 now.
  *
  * The only code of the command that maps files or catches SIGBUS; the
  * second half's thread, and the CPUs it runs on, are pool.c's. That
- * thread writes only its struct map_part and its own map_guard; it reads
- * the input's descriptor, offsets and flags, which stay as they are until
- * it is joined.
+ * thread writes only its struct map_part, its own map_guard and its
+ * buffer; it reads the input's descriptor, offsets and flags, which stay
+ * as they are until it is joined.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <linux/magic.h>
 #include <sched.h>
 #include <setjmp.h>
@@ -31,6 +39,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/statfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -65,6 +74,10 @@ static size_t page_size;		/* 0: no mapping, read() only */
 static cpu_set_t map_cpus;		/* the CPUs this process may run on */
 static bool map_halves;			/* a CPU for a second half */
 
+/* How windows are had: measured once per process, or as set (map_setup()). */
+enum window_source { SOURCE_UNKNOWN, SOURCE_MAP, SOURCE_READ };
+static enum window_source window_chosen;	/* (atomic) */
+
 static void on_sigbus(int sig, siginfo_t *si, void *context)
 {
 	const unsigned char *at = si->si_addr;
@@ -92,7 +105,7 @@ void map_setup(void)
 	struct sigaction sa = { .sa_sigaction = on_sigbus,
 				.sa_flags = SA_SIGINFO | SA_RESTART };
 	long size = sysconf(_SC_PAGESIZE);
-
+	const char *how;
 	sigset_t now;
 
 	sigemptyset(&sa.sa_mask);
@@ -105,6 +118,12 @@ void map_setup(void)
 		page_size = size;
 	map_halves = !sched_getaffinity(0, sizeof(map_cpus), &map_cpus) &&
 		     CPU_COUNT(&map_cpus) > 1;
+	/* for the tests and the benchmarks: one way, not measured */
+	how = getenv("UTF8VAL_WINDOWS");
+	if (how && !strcmp(how, "map"))
+		window_chosen = SOURCE_MAP;
+	else if (how && !strcmp(how, "read"))
+		window_chosen = SOURCE_READ;
 }
 
 /*
@@ -133,7 +152,7 @@ static bool file_system_mappable(int fd)
 	return false;
 }
 
-/* Whether @in is checked through a mapping first: see the top. */
+/* Whether @in is checked a window at a time first: see the top. */
 bool mappable(const struct input *in)
 {
 	/* (--replace copies the text out: read() copies it once too) */
@@ -164,23 +183,14 @@ static void add_lines(struct position *l, const struct position *more)
 }
 
 /*
- * Feed a window's @n bytes at @s to @st, and count their lines into
- * @lines unless NULL, a chunk at a time while it is in the cache (what
- * an error stops is counted for nothing: the window does not count).
+ * What a window's text gave, as it is taken: its lines (counted where
+ * errors get a line and column) and its last bytes.
  */
-static void feed_window(struct utf8val_stream *st, const unsigned char *s,
-			size_t n, struct position *lines)
-{
-	size_t at, k;
-
-	for (at = 0; at < n; at += k) {
-		k = n - at < CHUNK ? n - at : CHUNK;
-		if (utf8val_stream_feed(st, s + at, k))
-			return;
-		if (lines)
-			move_position(lines, s + at, k);
-	}
-}
+struct window {
+	struct position lines;
+	unsigned char tail[MAP_EDGE];
+	size_t tail_len;
+};
 
 /*
  * How far a part of a file is known to be valid, offsets counted from
@@ -201,6 +211,7 @@ struct map_part {
 	unsigned char head[UTF8VAL_MAX_SEQ];	/* the bytes before it */
 	size_t head_len;
 	bool stop;			/* (atomic) the first half is done */
+	unsigned char *buf;		/* CHUNK bytes, for read_window() */
 };
 
 /* The bytes of the character @p left open: @from to @done. */
@@ -210,25 +221,143 @@ static const unsigned char *open_bytes(const struct map_part *p)
 }
 
 /*
- * Check @p's text through mappings, a window at a time, up to @p->end,
- * and move @p over each window while the text is valid: it stops at an
- * error (or a text that ends inside a character), where the file was cut
- * short, or where no mapping can be had. The second half of a file
- * starts at the first character after its start instead.
+ * Take the @n bytes at @s, the next of a window's text, a chunk at a time
+ * while it is in the cache: feed them to @st, count their lines into @w
+ * (unless @lines is false) and keep their last bytes. The second half's
+ * first window starts at the first character after its start instead.
+ * Returns false at an error, whose chunk the window does not count.
+ */
+static bool take_text(struct map_part *p, unsigned long long *base,
+		      struct utf8val_stream *st, struct window *w, bool lines,
+		      const unsigned char *s, size_t n)
+{
+	size_t at, k;
+
+	/* (the half's text, its first bytes included, follows the first's) */
+	w->tail_len = keep_last(w->tail, MAP_EDGE, w->tail_len, s, n);
+	if (p->second) {
+		/* a valid text has a character's start in reach */
+		for (at = 0; at < n && p->head_len < UTF8VAL_MAX_SEQ &&
+		     continuation(s[at]); at++)
+			p->head[p->head_len++] = s[at];
+		s += at;
+		n -= at;
+		p->from = p->done + p->head_len;
+		*base = p->from;
+		p->second = false;
+	}
+	for (at = 0; at < n; at += k) {
+		k = n - at < CHUNK ? n - at : CHUNK;
+		if (utf8val_stream_feed(st, s + at, k))
+			return false;
+		if (lines)
+			move_position(&w->lines, s + at, k);
+	}
+	return true;
+}
+
+/*
+ * The window of @p's text from @p->done to @to, mapped where it is in the
+ * page cache, taken by take_text(). False where no mapping could be had;
+ * a SIGBUS there (the file cut short) goes to map_scan().
+ */
+static bool map_window(struct map_part *p, unsigned long long *base,
+		       struct utf8val_stream *st, struct window *w,
+		       unsigned long long to)
+{
+	const struct input *in = p->in;
+	off_t at = (in->start + p->done) & ~(off_t)(page_size - 1);
+	size_t skip = in->start + p->done - at, len = in->start + to - at;
+	const unsigned char *map;
+
+	map = mmap(NULL, len, PROT_READ, MAP_SHARED, in->fd, at);
+	/* (MADV_SEQUENTIAL: a file not in the cache read slower) */
+	if (map == MAP_FAILED)
+		return false;	/* (a file system without mmap()) */
+	map_guard.len = len;
+	map_guard.map = map;
+	take_text(p, base, st, w, counts_lines(in->opt), map + skip,
+		  len - skip);
+	map_guard.map = NULL;
+	munmap((void *)map, len);
+	return true;
+}
+
+/*
+ * The window of @p's text from @p->done to @to, read with pread() a
+ * chunk at a time into @p->buf, taken by take_text(). False where the
+ * file ends before @to or cannot be read: read() takes over, and finds
+ * why. (At an error, the rest of the window is not read.)
+ */
+static bool read_window(struct map_part *p, unsigned long long *base,
+			struct utf8val_stream *st, struct window *w,
+			unsigned long long to)
+{
+	const struct input *in = p->in;
+	unsigned long long at = p->done;
+	ssize_t n;
+
+	while (at < to) {
+		size_t want = to - at < CHUNK ? to - at : CHUNK;
+
+		n = pread(in->fd, p->buf, want, in->start + at);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n != (ssize_t)want)
+			return false;
+		if (!take_text(p, base, st, w, counts_lines(in->opt), p->buf,
+			       want))
+			return true;	/* the error, as the stream has it */
+		at += want;
+	}
+	return true;
+}
+
+static unsigned long long now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000000000ull + t.tv_nsec;
+}
+
+/*
+ * How the next window is had: as chosen for the process, or while it is
+ * not, by measuring: after a window read to warm up (the first of a part
+ * took 4 times as long as the next), one is mapped and the next read, and
+ * the faster per byte is chosen. A second half measures at the same time,
+ * and a later part again while none has chosen: either answer holds.
+ * @windows: how many the part took so far.
+ */
+static enum window_source window_source(unsigned int windows)
+{
+	enum window_source how = __atomic_load_n(&window_chosen,
+						 __ATOMIC_RELAXED);
+
+	if (how != SOURCE_UNKNOWN)
+		return how;
+	return windows == 1 ? SOURCE_MAP : SOURCE_READ;
+}
+
+/*
+ * Check @p's text a window at a time up to @p->end, and move @p over each
+ * window while the text is valid: it stops at an error (or a text that
+ * ends inside a character), where the file was cut short, or where its
+ * text cannot be had.
  */
 static __attribute__((noinline)) void map_windows(struct map_part *p)
 {
 	const struct input *in = p->in;
 	const unsigned long long size = in->end - in->start;
-	unsigned long long base = p->from, chars = p->chars, to;
-	unsigned int flags = in->opt->flags;
-	unsigned char tail[MAP_EDGE];
-	size_t tail_len;
-	struct position lines;
+	unsigned long long base = p->from, chars = p->chars, to, t;
+	unsigned long long ns_per_mib[SOURCE_READ + 1] = { 0 };
+	unsigned int flags = in->opt->flags, windows = 0;
+	enum window_source how;
 	struct utf8val_stream st;
 	struct utf8val_result r;
 	struct stat now, before;
-	bool valid;
+	struct window w;
+	bool valid, had;
 
 	/*
 	 * A stream, for each window to start where the last ended: a
@@ -242,44 +371,24 @@ static __attribute__((noinline)) void map_windows(struct map_part *p)
 	utf8val_stream_feed(&st, open_bytes(p), p->done - p->from);
 	while (p->done < p->end &&
 	       !__atomic_load_n(&p->stop, __ATOMIC_RELAXED)) {
-		off_t at = (in->start + p->done) & ~(off_t)(page_size - 1);
-		size_t skip = in->start + p->done - at, len;
-		const unsigned char *map;
-
 		to = p->end - p->done < MAP_WINDOW ? p->end :
 						     p->done + MAP_WINDOW;
-		len = in->start + to - at;
 		if (fstat(in->fd, &before))
 			return;
-		map = mmap(NULL, len, PROT_READ, MAP_SHARED, in->fd, at);
-		/* (MADV_SEQUENTIAL: a file not in the cache read slower) */
-		if (map == MAP_FAILED)
-			return;	/* (a file system without mmap()) */
-		map_guard.len = len;
-		map_guard.map = map;
-		/* the window's text from @done: its last bytes are kept */
-		tail_len = len - skip < MAP_EDGE ? len - skip : MAP_EDGE;
-		if (p->second) {
-			/* a valid text has a character's start in reach */
-			while (p->head_len < UTF8VAL_MAX_SEQ &&
-			       continuation(map[skip]))
-				p->head[p->head_len++] = map[skip++];
-			p->from = p->done + p->head_len;
-			base = p->from;
-			p->second = false;
-		}
-		lines = (struct position){ 0 };
-		feed_window(&st, map + skip, len - skip,
-			    counts_lines(in->opt) ? &lines : NULL);
+		w = (struct window){ 0 };
+		how = window_source(windows);
+		t = now_ns();
+		had = how == SOURCE_READ ? read_window(p, &base, &st, &w, to) :
+					   map_window(p, &base, &st, &w, to);
+		if (!had)
+			return;
+		t = now_ns() - t;
 		utf8val_stream_result(&st, &r);
 		/* (a text that ends inside a character is not valid) */
 		valid = !r.error ||
 			(r.error == UTF8VAL_EINCOMPLETE && to < size);
-		memcpy(tail, map + len - tail_len, tail_len);
-		map_guard.map = NULL;
-		munmap((void *)map, len);
 		/*
-		 * A file cut in the window's last page reads as zeros
+		 * A file cut in a mapped window's last page reads as zeros
 		 * there, not SIGBUS: what that checked is not the file's.
 		 * Nor if the file changed at all while mapped: cut and
 		 * grown again, its size alone says nothing (a change time
@@ -292,11 +401,23 @@ static __attribute__((noinline)) void map_windows(struct map_part *p)
 			return;
 		if (!valid)
 			return;	/* read() reports it */
+		/* (a window taken whole: one an error cut short says nothing) */
+		if (windows++ && __atomic_load_n(&window_chosen,
+						 __ATOMIC_RELAXED) ==
+				 SOURCE_UNKNOWN) {
+			ns_per_mib[how] = (t << 20) / (to - p->done);
+			if (how == SOURCE_READ)
+				__atomic_store_n(&window_chosen,
+						 ns_per_mib[SOURCE_READ] <
+						 ns_per_mib[SOURCE_MAP] ?
+						 SOURCE_READ : SOURCE_MAP,
+						 __ATOMIC_RELAXED);
+		}
 		p->from = base + r.valid_up_to;
 		p->chars = chars + r.chars;
-		p->edge_len = keep_last(p->edge, MAP_EDGE, p->edge_len, tail,
-					tail_len);
-		add_lines(&p->lines, &lines);
+		p->edge_len = keep_last(p->edge, MAP_EDGE, p->edge_len, w.tail,
+					w.tail_len);
+		add_lines(&p->lines, &w.lines);
 		p->done = to;
 	}
 }
@@ -365,7 +486,8 @@ unsigned long long map_checked(struct input *in, unsigned char *buf,
 			       size_t *have)
 {
 	const unsigned long long size = in->end - in->start;
-	struct map_part p = { .in = in, .end = size }, half;
+	struct map_part p = { .in = in, .end = size,
+			      .buf = in->scratch->again }, half;
 	unsigned long long back, from;
 	struct helper helper;
 	bool halves = false;
@@ -373,13 +495,16 @@ unsigned long long map_checked(struct input *in, unsigned char *buf,
 	/* (a walk's workers have the other CPUs) */
 	if (map_halves && !in->scratch->hold && size >= MAP_HALVES_MIN) {
 		half = (struct map_part){ .in = in, .second = true,
-					  .end = size };
+					  .end = size, .buf = malloc(CHUNK) };
 		half.done = size / 2 / MAP_WINDOW * MAP_WINDOW;
 		half.from = half.done;
 		p.end = half.done;
-		halves = helper_start(&helper, map_scan_half, &half, &map_cpus);
-		if (!halves)
+		halves = half.buf &&
+			 helper_start(&helper, map_scan_half, &half, &map_cpus);
+		if (!halves) {
+			free(half.buf);
 			p.end = size;
+		}
 	}
 	map_scan(&p);
 	if (halves) {
@@ -391,6 +516,7 @@ unsigned long long map_checked(struct input *in, unsigned char *buf,
 		 */
 		__atomic_store_n(&half.stop, true, __ATOMIC_RELAXED);
 		helper_join(&helper);
+		free(half.buf);
 		if (p.done == p.end) {
 			map_join(&p, &half);
 			/* on from there: to the end, or to what stopped it */
