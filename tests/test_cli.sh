@@ -1008,6 +1008,7 @@ $(( (7 << 20) - 5 - (at / 262144 + 1) * 262144 ))" "$got"
 cat >"$maps/cut.c" <<'C'
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -1018,13 +1019,14 @@ cat >"$maps/cut.c" <<'C'
 
 /*
  * CUT_AT=N: at the Nth shared mapping; CUT_HOW: half, last, grow, slow
- * (which first makes CUT_SAID); or count: each shared mapping's offset,
+ * (which first makes CUT_SAID); fail: each shared mapping fails, and at
+ * exit the bytes read() read, in CUT_SAID; or count: each shared mapping's offset,
  * a line appended to CUT_SAID, where a thread but the first maps nothing
  * before the first joins a thread, and at exit the bytes read in all,
  * in CUT_SAID.read.
  */
 static int joined;
-static unsigned long long bytes_read;
+static unsigned long long bytes_read, bytes_read_plain;
 
 int pthread_join(pthread_t thread, void **ret)
 {
@@ -1044,8 +1046,11 @@ static ssize_t counted(ssize_t n)
 ssize_t read(int fd, void *buf, size_t n)
 {
 	ssize_t (*real)(int, void *, size_t) = dlsym(RTLD_NEXT, "read");
+	ssize_t got = counted(real(fd, buf, n));
 
-	return counted(real(fd, buf, n));
+	if (got > 0)
+		__atomic_add_fetch(&bytes_read_plain, got, __ATOMIC_RELAXED);
+	return got;
 }
 
 /* both names: _FILE_OFFSET_BITS=64 programs call pread64 on 32-bit */
@@ -1092,6 +1097,15 @@ __attribute__((destructor)) static void said_read(void)
 	char path[4096];
 	FILE *f;
 
+	/* fail: what read() read, the windows' pread() aside */
+	if (getenv("CUT_HOW") && !strcmp(getenv("CUT_HOW"), "fail")) {
+		f = fopen(getenv("CUT_SAID"), "w");
+		if (f) {
+			fprintf(f, "%llu\n", bytes_read_plain);
+			fclose(f);
+		}
+		return;
+	}
 	if (!getenv("CUT_HOW") || strcmp(getenv("CUT_HOW"), "count"))
 		return;
 	snprintf(path, sizeof(path), "%s.read", getenv("CUT_SAID"));
@@ -1112,6 +1126,10 @@ static void *hook(const char *sym, void *addr, size_t len, int prot,
 	off_t to = -1;
 	FILE *said;
 
+	if (fd >= 0 && (flags & MAP_SHARED) && !strcmp(how, "fail")) {
+		errno = ENOMEM;		/* as a limit on mappings gives */
+		return MAP_FAILED;
+	}
 	if (fd >= 0 && (flags & MAP_SHARED) && !strcmp(how, "count")) {
 		int n = snprintf(path, sizeof(path), "%lld\n", (long long)off);
 		int w, i;
@@ -1176,6 +1194,18 @@ if gcc -Wall -Werror -shared -fPIC -o "$maps/cut.so" "$maps/cut.c" -ldl; then
 status 0" "$got"
 		rm -f "$maps/said"
 	done
+	# No mapping to be had (a limit on them, say), the way not set: the
+	# windows are read, in two halves, not the whole file by read().
+	cp "$maps/text" "$maps/f"
+	got=$(CUT_HOW=fail CUT_SAID=$maps/said LD_PRELOAD=$maps/cut.so \
+		"$cli" "$maps/f" "$maps/f" 2>&1; echo "status $?")
+	expect "no mapping to be had: the windows read, read() left nothing to read" \
+		"$maps/f: valid bytes=$((80 * (300 << 10))) chars=$((80 * (300 << 10)))
+$maps/f: valid bytes=$((80 * (300 << 10))) chars=$((80 * (300 << 10)))
+status 0
+read() read: 0" "$got
+read() read: $(cat "$maps/said" 2>/dev/null)"
+	rm -f "$maps/said"
 	# The rest is about mapped windows.
 	export UTF8VAL_WINDOWS=map
 	for how in half last; do

@@ -76,7 +76,8 @@ struct helper {
 
 /* What checking an input needs of its own, one per thread. */
 struct scratch {
-	unsigned char again[CHUNK];	/* text read again for its lines */
+	/* text read again for its lines, or read by a window (map.c) */
+	unsigned char again[CHUNK];
 	unsigned char buf[CARRY_MAX + CHUNK];
 	bool hold;		/* keep a failure's message back ... */
 	const char *held;	/* ... here, for the walk to say in order */

@@ -14,11 +14,12 @@
  *   a VM), the first touch of each newly mapped page cost about 1.5 us
  *   even with its page tables filled, so mapped windows ran at 1.5 to
  *   2 GB/s and took 3.5 times as long as read() alone, while halves read
- *   with pread() took 0.5 times as long.
+ *   with pread() took 0.8 to 1.0 times as long (two threads in one
+ *   process reading their halves, timed inside it: 0.5).
  *
- * read() takes over at the chunk that holds the first error, in the state
- * the reading would have had there, so that what is reported, and where
- * the file offset is left, stays the same. Where errors are reported with
+ * read() takes over at the window that holds the first error, in the
+ * state the reading would have had there, so that what is reported, and
+ * where the file offset is left, stays the same. Where errors are reported with
  * their line, the lines are counted as the windows are checked, a chunk
  * at a time while it is in the cache: an error at the end of a 256 MiB
  * file took 1.8 to 2.1 times read() alone when they were counted after,
@@ -27,10 +28,12 @@
  * The only code of the command that maps files or catches SIGBUS; the
  * second half's thread, and the CPUs it runs on, are pool.c's. That
  * thread writes only its struct map_part, its own map_guard and its
- * buffer; it reads the input's descriptor, offsets and flags, which stay
- * as they are until it is joined.
+ * buffer, and the process's choice of way (atomic: window_chosen); it
+ * reads the input's descriptor, offsets and flags, which stay as they are
+ * until it is joined.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <linux/magic.h>
 #include <sched.h>
@@ -77,6 +80,7 @@ static bool map_halves;			/* a CPU for a second half */
 /* How windows are had: measured once per process, or as set (map_setup()). */
 enum window_source { SOURCE_UNKNOWN, SOURCE_MAP, SOURCE_READ };
 static enum window_source window_chosen;	/* (atomic) */
+static bool window_forced;		/* by UTF8VAL_WINDOWS */
 
 static void on_sigbus(int sig, siginfo_t *si, void *context)
 {
@@ -124,6 +128,10 @@ void map_setup(void)
 		window_chosen = SOURCE_MAP;
 	else if (how && !strcmp(how, "read"))
 		window_chosen = SOURCE_READ;
+	else if (how)
+		fprintf(stderr, "%s: UTF8VAL_WINDOWS=%s: not map or read, ignored\n",
+			progname, how);
+	window_forced = window_chosen != SOURCE_UNKNOWN;
 }
 
 /*
@@ -231,10 +239,9 @@ static bool take_text(struct map_part *p, unsigned long long *base,
 		      struct utf8val_stream *st, struct window *w, bool lines,
 		      const unsigned char *s, size_t n)
 {
-	size_t at, k;
+	const unsigned char *text = s;
+	size_t at, k, len = n;
 
-	/* (the half's text, its first bytes included, follows the first's) */
-	w->tail_len = keep_last(w->tail, MAP_EDGE, w->tail_len, s, n);
 	if (p->second) {
 		/* a valid text has a character's start in reach */
 		for (at = 0; at < n && p->head_len < UTF8VAL_MAX_SEQ &&
@@ -253,6 +260,8 @@ static bool take_text(struct map_part *p, unsigned long long *base,
 		if (lines)
 			move_position(&w->lines, s + at, k);
 	}
+	/* (the half's text, its first bytes included, follows the first's) */
+	w->tail_len = keep_last(w->tail, MAP_EDGE, w->tail_len, text, len);
 	return true;
 }
 
@@ -323,11 +332,14 @@ static unsigned long long now_ns(void)
 
 /*
  * How the next window is had: as chosen for the process, or while it is
- * not, by measuring: after a window read to warm up (the first of a part
- * took 4 times as long as the next), one is mapped and the next read, and
- * the faster per byte is chosen. A second half measures at the same time,
- * and a later part again while none has chosen: either answer holds.
- * @windows: how many the part took so far.
+ * not, by measuring. A part's first window is read, to warm up (the first
+ * took 4 times as long as the next); its second is read and its third
+ * mapped, each timed, and the faster is chosen (only whole windows are
+ * timed: a short one's system calls are most of its time). A part too
+ * short to measure is read: where mapping is the faster, it was by 10 to
+ * 20 %; where reading is, by 4 times. A second half measures at the same
+ * time, and a later part again while none has chosen: either answer
+ * holds. @windows: how many the part took so far.
  */
 static enum window_source window_source(unsigned int windows)
 {
@@ -336,7 +348,7 @@ static enum window_source window_source(unsigned int windows)
 
 	if (how != SOURCE_UNKNOWN)
 		return how;
-	return windows == 1 ? SOURCE_MAP : SOURCE_READ;
+	return windows == 2 ? SOURCE_MAP : SOURCE_READ;
 }
 
 /*
@@ -350,7 +362,7 @@ static __attribute__((noinline)) void map_windows(struct map_part *p)
 	const struct input *in = p->in;
 	const unsigned long long size = in->end - in->start;
 	unsigned long long base = p->from, chars = p->chars, to, t;
-	unsigned long long ns_per_mib[SOURCE_READ + 1] = { 0 };
+	unsigned long long ns[SOURCE_READ + 1] = { 0 };	/* a window's */
 	unsigned int flags = in->opt->flags, windows = 0;
 	enum window_source how;
 	struct utf8val_stream st;
@@ -380,6 +392,13 @@ static __attribute__((noinline)) void map_windows(struct map_part *p)
 		t = now_ns();
 		had = how == SOURCE_READ ? read_window(p, &base, &st, &w, to) :
 					   map_window(p, &base, &st, &w, to);
+		if (!had && how == SOURCE_MAP && !window_forced) {
+			/* no mapping to be had (a limit, a file system) */
+			__atomic_store_n(&window_chosen, SOURCE_READ,
+					 __ATOMIC_RELAXED);
+			how = SOURCE_READ;
+			had = read_window(p, &base, &st, &w, to);
+		}
 		if (!had)
 			return;
 		t = now_ns() - t;
@@ -402,14 +421,13 @@ static __attribute__((noinline)) void map_windows(struct map_part *p)
 		if (!valid)
 			return;	/* read() reports it */
 		/* (a window taken whole: one an error cut short says nothing) */
-		if (windows++ && __atomic_load_n(&window_chosen,
-						 __ATOMIC_RELAXED) ==
-				 SOURCE_UNKNOWN) {
-			ns_per_mib[how] = (t << 20) / (to - p->done);
-			if (how == SOURCE_READ)
+		if (windows++ && to - p->done == MAP_WINDOW &&
+		    __atomic_load_n(&window_chosen, __ATOMIC_RELAXED) ==
+		    SOURCE_UNKNOWN) {
+			ns[how] = t;
+			if (how == SOURCE_MAP && ns[SOURCE_READ])
 				__atomic_store_n(&window_chosen,
-						 ns_per_mib[SOURCE_READ] <
-						 ns_per_mib[SOURCE_MAP] ?
+						 ns[SOURCE_READ] < ns[SOURCE_MAP] ?
 						 SOURCE_READ : SOURCE_MAP,
 						 __ATOMIC_RELAXED);
 		}
