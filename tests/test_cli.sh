@@ -1184,16 +1184,25 @@ void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 C
 if gcc -Wall -Werror -shared -fPIC -o "$maps/cut.so" "$maps/cut.c" -ldl; then
 	python3 -c 'import sys; sys.stdout.buffer.write((b"x" * 79 + b"\n") * (300 << 10))' >"$maps/text"
-	# Read windows: the Nth chunk read cut short (in either half).
-	for chunk in 1 2 9 17 40 80; do
+	# cut_case WHAT VAR=VALUE...: the text file checked, cut where the
+	# preloaded hooks are told (CUT_SAID says at what size): what read()
+	# then finds is reported
+	cut_case() {
+		local what=$1 to
+		shift
 		cp "$maps/text" "$maps/f"
-		got=$(UTF8VAL_WINDOWS=read CUT_HOW=none CUT_PREAD=$chunk CUT_SAID=$maps/said \
-			LD_PRELOAD=$maps/cut.so "$cli" "$maps/f" 2>&1; echo "status $?")
+		got=$(env "$@" CUT_SAID="$maps/said" LD_PRELOAD="$maps/cut.so" \
+			"$cli" "$maps/f" 2>&1; echo "status $?")
 		to=$(cat "$maps/said" 2>/dev/null)
-		expect "a file cut while a window reads its chunk $chunk: what read() then finds" \
+		expect "$what: what read() then finds" \
 			"$maps/f: valid bytes=$to chars=$to
 status 0" "$got"
 		rm -f "$maps/said"
+	}
+	# Read windows: the Nth chunk read cut short (in either half).
+	for chunk in 1 2 9 17 40 80; do
+		cut_case "a file cut while a window reads its chunk $chunk" \
+			UTF8VAL_WINDOWS=read CUT_HOW=none CUT_PREAD=$chunk
 	done
 	# No mapping to be had (a limit on them, say), the way not set: the
 	# windows are read, in two halves, not the whole file by read().
@@ -1211,14 +1220,8 @@ read() read: $(cat "$maps/said" 2>/dev/null)"
 	export UTF8VAL_WINDOWS=map
 	for how in half last; do
 		for win in 1 2 3 6 7 8; do
-			cp "$maps/text" "$maps/f"
-			got=$(CUT_AT=$win CUT_HOW=$how CUT_SAID=$maps/said LD_PRELOAD=$maps/cut.so \
-				"$cli" "$maps/f" 2>&1; echo "status $?")
-			to=$(cat "$maps/said" 2>/dev/null)
-			expect "a file cut ($how) at the mapping of window $win: what read() then finds" \
-				"$maps/f: valid bytes=$to chars=$to
-status 0" "$got"
-			rm -f "$maps/said"
+			cut_case "a file cut ($how) at the mapping of window $win" \
+				CUT_AT=$win CUT_HOW=$how
 		done
 	done
 	# SIGBUS blocked by the parent (a supervisor's mask): the kernel
