@@ -870,7 +870,7 @@ expect "--json --all: 5000 error lines, then the file's" "5000 1 file" "$got"
 # Regular files of a MiB and more are checked a window at a time (big ones
 # in two halves at once), each window mapped or read with pread() as the
 # command measures (UTF8VAL_WINDOWS sets it, for each to be tested), and
-# read() takes over at the chunk of the first error: the reports must be
+# read() takes over at the window of the first error: the reports must be
 # those of the same bytes through a pipe, which is never mapped, and
 # Python's decoder must agree.
 # Errors at every offset around the boundaries (chunks of 256 KiB, the
@@ -1212,6 +1212,19 @@ status 0" "$got"
 	expect "no mapping to be had: the windows read, read() left nothing to read" \
 		"$maps/f: valid bytes=$((80 * (300 << 10))) chars=$((80 * (300 << 10)))
 $maps/f: valid bytes=$((80 * (300 << 10))) chars=$((80 * (300 << 10)))
+status 0
+read() read: 0" "$got
+read() read: $(cat "$maps/said" 2>/dev/null)"
+	rm -f "$maps/said"
+	# SIGBUS blocked by the parent, the way not set: no mapping (a file
+	# cut under one would end the command), the windows read
+	cp "$maps/text" "$maps/f"
+	got=$(CUT_HOW=fail CUT_SAID=$maps/said LD_PRELOAD=$maps/cut.so \
+		python3 -c 'import os, signal, sys
+signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGBUS])
+os.execv(sys.argv[1], sys.argv[1:])' "$cli" "$maps/f" 2>&1; echo "status $?")
+	expect "SIGBUS blocked on entry: the windows read, read() left nothing to read" \
+		"$maps/f: valid bytes=$((80 * (300 << 10))) chars=$((80 * (300 << 10)))
 status 0
 read() read: 0" "$got
 read() read: $(cat "$maps/said" 2>/dev/null)"

@@ -48,8 +48,8 @@
 #include "cli.h"
 
 /*
- * A regular file's text mapped at a time: whole chunks, so that read()
- * takes over at a chunk boundary. The mapping counts in the resident set
+ * A regular file's text checked at a time: whole chunks, so that read()
+ * takes over at a chunk boundary. A mapping counts in the resident set
  * while it lasts (two of them, with a file's halves); larger windows
  * gained nothing measurable.
  */
@@ -73,7 +73,8 @@ static __thread struct map_guard {
 } map_guard;
 
 static struct sigaction sigbus_before;	/* SIGBUS's action without us */
-static size_t page_size;		/* 0: no mapping, read() only */
+static size_t page_size;		/* 0: no mapping */
+static bool windows_off;		/* no windows: read() only */
 static cpu_set_t map_cpus;		/* the CPUs this process may run on */
 static bool map_halves;			/* a CPU for a second half */
 
@@ -109,21 +110,10 @@ void map_setup(void)
 	struct sigaction sa = { .sa_sigaction = on_sigbus,
 				.sa_flags = SA_SIGINFO | SA_RESTART };
 	long size = sysconf(_SC_PAGESIZE);
-	const char *how;
+	const char *how = getenv("UTF8VAL_WINDOWS");
 	sigset_t now;
 
-	sigemptyset(&sa.sa_mask);
-	/* blocked, a SIGBUS from a file cut short would end the process */
-	if (sigprocmask(SIG_BLOCK, NULL, &now) || sigismember(&now, SIGBUS))
-		return;
-	/* the action before first: on_sigbus() reads it once installed */
-	if (size > 0 && !sigaction(SIGBUS, NULL, &sigbus_before) &&
-	    !sigaction(SIGBUS, &sa, NULL))
-		page_size = size;
-	map_halves = !sched_getaffinity(0, sizeof(map_cpus), &map_cpus) &&
-		     CPU_COUNT(&map_cpus) > 1;
 	/* for the tests and the benchmarks: one way, not measured */
-	how = getenv("UTF8VAL_WINDOWS");
 	if (how && !strcmp(how, "map"))
 		window_chosen = SOURCE_MAP;
 	else if (how && !strcmp(how, "read"))
@@ -131,6 +121,21 @@ void map_setup(void)
 	else if (how)
 		fprintf(stderr, "%s: UTF8VAL_WINDOWS=%s: not map or read, ignored\n",
 			progname, how);
+	map_halves = !sched_getaffinity(0, sizeof(map_cpus), &map_cpus) &&
+		     CPU_COUNT(&map_cpus) > 1;
+	sigemptyset(&sa.sa_mask);
+	/*
+	 * Blocked, a SIGBUS from a file cut short would end the process.
+	 * The action before first: on_sigbus() reads it once installed.
+	 */
+	if (!sigprocmask(SIG_BLOCK, NULL, &now) && !sigismember(&now, SIGBUS) &&
+	    size > 0 && !sigaction(SIGBUS, NULL, &sigbus_before) &&
+	    !sigaction(SIGBUS, &sa, NULL))
+		page_size = size;
+	if (!page_size) {	/* no mapping: windows read, unless told map */
+		windows_off = window_chosen == SOURCE_MAP;
+		window_chosen = SOURCE_READ;
+	}
 	window_forced = window_chosen != SOURCE_UNKNOWN;
 }
 
@@ -167,7 +172,7 @@ bool mappable(const struct input *in)
 	if (!in->reread || in->end - in->start < (off_t)MAP_MIN ||
 	    in->opt->replace || !file_system_mappable(in->fd))
 		return false;
-	return page_size;
+	return !windows_off;
 }
 
 /*
@@ -337,18 +342,21 @@ static unsigned long long now_ns(void)
  * mapped, each timed, and the faster is chosen (only whole windows are
  * timed: a short one's system calls are most of its time). A part too
  * short to measure is read: where mapping is the faster, it was by 10 to
- * 20 %; where reading is, by 4 times. A second half measures at the same
- * time, and a later part again while none has chosen: either answer
- * holds. @windows: how many the part took so far.
+ * 20 %; where reading is, by 4 times. One sample of each: where the two
+ * are near, either answer holds (a file not in the page cache times its
+ * disk, and the first to measure chooses for the process). A second half
+ * measures at the same time, and a later part again while none has
+ * chosen. @windows: how many the part took so far; @whole: whether the
+ * next is a whole window.
  */
-static enum window_source window_source(unsigned int windows)
+static enum window_source window_source(unsigned int windows, bool whole)
 {
 	enum window_source how = __atomic_load_n(&window_chosen,
 						 __ATOMIC_RELAXED);
 
 	if (how != SOURCE_UNKNOWN)
 		return how;
-	return windows == 2 ? SOURCE_MAP : SOURCE_READ;
+	return windows == 2 && whole ? SOURCE_MAP : SOURCE_READ;
 }
 
 /*
@@ -388,7 +396,7 @@ static __attribute__((noinline)) void map_windows(struct map_part *p)
 		if (fstat(in->fd, &before))
 			return;
 		w = (struct window){ 0 };
-		how = window_source(windows);
+		how = window_source(windows, to - p->done == MAP_WINDOW);
 		t = now_ns();
 		had = how == SOURCE_READ ? read_window(p, &base, &st, &w, to) :
 					   map_window(p, &base, &st, &w, to);
@@ -490,7 +498,7 @@ static void map_join(struct map_part *p, const struct map_part *half)
 }
 
 /*
- * Check the regular file @in from its start through mappings, while its
+ * Check the regular file @in from its start a window at a time, while its
  * text is valid (a big one in two halves at once, where there is a CPU
  * for each), and set @in up for read() to take over: the offset (from
  * @in->start) of @buf[0], the bytes of the character that a window left
