@@ -19,11 +19,11 @@
  *
  * read() takes over at the window that holds the first error, in the
  * state the reading would have had there, so that what is reported, and
- * where the file offset is left, stays the same. Where errors are reported with
- * their line, the lines are counted as the windows are checked, a chunk
- * at a time while it is in the cache: an error at the end of a 256 MiB
- * file took 1.8 to 2.1 times read() alone when they were counted after,
- * reading the text again, and 0.8 now.
+ * where the file offset is left, stays the same. Where errors are
+ * reported with their line, the lines are counted as the windows are
+ * checked, a chunk at a time while it is in the cache: an error at the
+ * end of a 256 MiB file took 1.8 to 2.1 times read() alone when they
+ * were counted after, reading the text again, and 0.8 now.
  *
  * The only code of the command that maps files or catches SIGBUS; the
  * second half's thread, and the CPUs it runs on, are pool.c's. That
@@ -33,12 +33,12 @@
  * until it is joined.
  */
 #include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <linux/magic.h>
 #include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/statfs.h>
