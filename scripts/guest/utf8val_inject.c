@@ -4,6 +4,11 @@
  * calls into utf8val, so that the debug guest proves each detector is live.
  * A run that loads this module must fail; the real run must be clean.
  * Built only on request (UTF8VAL_INJECT=1, the debug guest kernels).
+ *
+ * The bug is committed by a kernel thread of its own, which a BUG() (the
+ * hardened usercopy's, FORTIFY_SOURCE's) ends without ending the kernel
+ * booted without oops=panic, and without leaving this module half
+ * loaded: one boot then proves every detector, one bug after another.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -15,6 +20,8 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
+#include <linux/sched.h>
+#include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/spinlock.h>
@@ -103,7 +110,7 @@ static void race(void)
 	pr_info("%lu bytes\n", racy_bytes);
 }
 
-static int __init utf8val_inject_init(void)
+static int commit(const char *bug)
 {
 	struct utf8val_result res;
 	struct list_head head, other, entry;
@@ -187,6 +194,43 @@ static int __init utf8val_inject_init(void)
 	}
 	pr_info("injected: %s\n", bug);
 	return 0;
+}
+
+static DECLARE_COMPLETION(committed);
+static int commit_result;
+
+static int commit_thread(void *unused)
+{
+	commit_result = commit(bug);
+	complete(&committed);
+	while (!kthread_should_stop())
+		msleep(20);
+	return 0;
+}
+
+static int __init utf8val_inject_init(void)
+{
+	struct task_struct *task;
+
+	task = kthread_create(commit_thread, NULL, "utf8val-inject");
+	if (IS_ERR(task))
+		return PTR_ERR(task);
+	get_task_struct(task);
+	wake_up_process(task);
+	/*
+	 * Until the bug is committed, or its BUG() ended the thread: that
+	 * ends in do_exit(), which runs none of this module's code again.
+	 */
+	while (!completion_done(&committed) && !(READ_ONCE(task->flags) & PF_EXITING))
+		msleep(20);
+	if (completion_done(&committed)) {
+		kthread_stop(task);
+	} else {
+		pr_info("%s: its thread was ended\n", bug);
+		commit_result = 0;
+	}
+	put_task_struct(task);
+	return commit_result;
 }
 
 static void __exit utf8val_inject_exit(void)
