@@ -141,6 +141,8 @@ suite() {	# suite NAME LEAST COMMAND...: one suite, framed, with its
 	rc=${PIPESTATUS[0]} checked=${PIPESTATUS[1]}
 	cpu_now
 	echo "# ---- $((SECONDS - t0)) s, CPU $((cpu - c0)) s"
+	# when, in the run: which suites ran beside which, and what ended it
+	echo "# ---- from $((t0 - t_start)) s to $((SECONDS - t_start)) s of the run"
 	[ "$rc" -eq 0 ] && [ "$checked" -eq 0 ]
 }
 made() {	# made N FILE COMMAND...: once suite N made FILE, or ended
@@ -396,11 +398,12 @@ fi
 
 # Where the time went: each suite's, the longest first, and the whole;
 # with the CPU time, which is what a slower machine multiplies.
-echo "# ==== times (wall, CPU)"
+echo "# ==== times (wall, CPU, from and to in the run's seconds)"
 for f in "$logs"/*.out; do
 	awk 'NR == 1 { sub(/^# ==== /, ""); name = $0 }
 	     /^# ---- [0-9]+ s, CPU [0-9]+ s$/ { t = $3; c = $6 }
-	     END { if (name != "") printf "%6d s %6d s  %s\n", t, c, name }' "$f"
+	     /^# ---- from [0-9]+ s to [0-9]+ s of the run$/ { from = $4; to = $7 }
+	     END { if (name != "") printf "%6d s %6d s %5d-%-5d %s\n", t, c, from, to, name }' "$f"
 done | sort -rn | sed 's/^/# /'
 cpu_now
 echo "# whole run: $((SECONDS - t_start)) s, CPU $cpu s on $(nproc) CPUs ($(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1))"
