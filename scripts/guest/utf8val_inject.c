@@ -5,13 +5,15 @@
  * A run that loads this module must fail; the real run must be clean.
  * Built only on request (UTF8VAL_INJECT=1, the debug guest kernels).
  *
- * The bug is committed by a kernel thread of its own, which a BUG() (the
- * hardened usercopy's, FORTIFY_SOURCE's) ends without ending the kernel
- * booted without oops=panic, and without leaving this module half
- * loaded: one boot then proves every detector, one bug after another.
+ * The bug is committed by a kernel thread of its own. A BUG() (the
+ * hardened usercopy's, FORTIFY_SOURCE's) ends that thread, and with
+ * oops=panic off (scripts/guest/run's inject boots) not the kernel; the
+ * module still loads and unloads whole. One boot then proves every
+ * detector, one bug after another.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/kfence.h>
@@ -101,7 +103,7 @@ static int race_thread(void *unused)
 
 static void race(void)
 {
-	struct task_struct *other = kthread_run(race_thread, NULL, "utf8val-inject");
+	struct task_struct *other = kthread_run(race_thread, NULL, "utf8val-racer");
 
 	if (IS_ERR(other))
 		return;
@@ -110,7 +112,8 @@ static void race(void)
 	pr_info("%lu bytes\n", racy_bytes);
 }
 
-static int commit(const char *bug)
+/* Commits the bug= kind of bug. */
+static int commit(void)
 {
 	struct utf8val_result res;
 	struct list_head head, other, entry;
@@ -201,7 +204,7 @@ static int commit_result;
 
 static int commit_thread(void *unused)
 {
-	commit_result = commit(bug);
+	commit_result = commit();
 	complete(&committed);
 	while (!kthread_should_stop())
 		msleep(20);
@@ -212,7 +215,7 @@ static int __init utf8val_inject_init(void)
 {
 	struct task_struct *task;
 
-	task = kthread_create(commit_thread, NULL, "utf8val-inject");
+	task = kthread_create(commit_thread, NULL, "utf8val-commit");
 	if (IS_ERR(task))
 		return PTR_ERR(task);
 	get_task_struct(task);
