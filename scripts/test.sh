@@ -370,8 +370,8 @@ start after $prepared suite "guest: Debian 6.12 without the BPF LSM" 5 \
 # The detector kernels' guests, apart from the pool (their timed tests,
 # emulated and slowed by KASAN or KCSAN, want the CPUs): each starts when
 # fewer than two suites run, and mostly keeps one CPU busy. The
-# suites, then one failing run per injected bug, to prove each detector
-# is live.
+# suites, then one failing boot per kernel with every injected bug, to
+# prove each detector is live.
 # (each once its kernel is built: its build is a pooled suite, which may
 # still run)
 after ${built[debug]} apart suite "guest: debug kernel with every detector" 115 \
@@ -403,7 +403,10 @@ for f in "$logs"/*.out; do
 	awk 'NR == 1 { sub(/^# ==== /, ""); name = $0 }
 	     /^# ---- [0-9]+ s, CPU [0-9]+ s$/ { t = $3; c = $6 }
 	     /^# ---- from [0-9]+ s to [0-9]+ s of the run$/ { from = $4; to = $7 }
-	     END { if (name != "") printf "%6d s %6d s %5d-%-5d %s\n", t, c, from, to, name }' "$f"
+	     END { if (name == "") exit
+		   # (a suite killed before its time lines: no times)
+		   if (to == "") printf "%6s s %6s s %11s %s\n", "?", "?", "?", name
+		   else printf "%6d s %6d s %5d-%-5d %s\n", t, c, from, to, name }' "$f"
 done | sort -rn | sed 's/^/# /'
 cpu_now
 echo "# whole run: $((SECONDS - t_start)) s, CPU $cpu s on $(nproc) CPUs ($(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1))"
@@ -425,7 +428,8 @@ if [ "$failed" -gt 0 ] || [ ${#failures[@]} -gt 0 ]; then
 	# a suite that failed without a 'not ok': the end of what it said
 	for n in "${silent[@]}"; do
 		echo "# ==== $(sed -n '1s/^# ==== //p' "$logs/$n.out"): failed, saying no 'not ok'; its end:"
-		grep -v '^# ---- [0-9]* s, CPU' "$logs/$n.out" | tail -8 | sed 's/^/#   /'
+		grep -v -E '^# ---- ([0-9]+ s, CPU|from [0-9]+ s to)' "$logs/$n.out" |
+			tail -8 | sed 's/^/#   /'
 	done
 	# The first two failures again, each with the comments above it
 	# (since the result before it: a kselftest's cause) and under it (a
