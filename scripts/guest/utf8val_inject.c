@@ -226,12 +226,10 @@ static int __init utf8val_inject_init(void)
 	 */
 	while (!completion_done(&committed) && !(READ_ONCE(task->flags) & PF_EXITING))
 		msleep(20);
-	if (completion_done(&committed)) {
+	if (completion_done(&committed))
 		kthread_stop(task);
-	} else {
+	else	/* commit_result stays 0: the module loads, for rmmod */
 		pr_info("%s: its thread was ended\n", bug);
-		commit_result = 0;
-	}
 	put_task_struct(task);
 	return commit_result;
 }
