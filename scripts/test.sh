@@ -43,7 +43,8 @@ slots=${TEST_JOBS:-3}
 started=0	# suites started, and printed
 printed=0
 pooled=()	# the suites that take a slot
-apart_started=()	# the suites run apart from the pool (apart)
+apart_started=()	# the suites run apart from the pool (queue)
+queued=()	# those not started yet: "AFTER,... COMMAND" (quoted)
 held=()		# suites beside the pool that those apart make room for
 failures=()	# the suites that ended in failure, for the summary
 silent=()	# those of them that said no "not ok": their logs' ends
@@ -186,39 +187,72 @@ running() {	# running [SUITE...]: how many have not ended (the pooled ones)
 	echo $n
 }
 
+busy() {	# how many suites run: pooled, held and apart
+	local n
+
+	n=$(running)
+	[ ${#held[@]} -eq 0 ] || n=$((n + $(running "${held[@]}")))
+	[ ${#apart_started[@]} -eq 0 ] ||
+		n=$((n + $(running "${apart_started[@]}")))
+	echo "$n"
+}
+
+# The detector kernels' guests run apart from the pool: their timed
+# tests, emulated and slowed by KASAN or KCSAN, want the CPUs. Each is
+# queued with the suites it waits for (its kernel's build) and starts as
+# soon as they have ended and fewer than $slots suites run in all,
+# pooled, held or apart; from then until it ends the pool yields to it,
+# starting a suite only while fewer than $slots run in all. (Two CPUs:
+# three suites leave a guest apart some two-thirds of a CPU, and its
+# timeouts bound hangs, not speed: 30 minutes for the debug guest,
+# which takes 8 alone; its tests' own count the guest's ticks, which
+# lag on a busy host. Started at the pool's end instead, it ran alone
+# for 8 minutes with the other CPU idle.)
+queue() {	# queue AFTER COMMAND...: a suite apart, once the suites
+		# AFTER (numbers, comma-separated) have ended
+	queued+=("$1 $(printf '%q ' "${@:2}")")
+}
+
+due() {		# whether the first queued suite's predecessors have ended
+	local i IFS=$IFS,
+
+	[ ${#queued[@]} -gt 0 ] || return 1
+	for i in ${queued[0]%% *}; do
+		[ -f "$logs/$i.rc" ] || return 1
+	done
+}
+
+apart_turn() {	# start the first queued suite if it is due and has room
+	due && [ "$(busy)" -lt "$slots" ] || return 0
+	eval "launch ${queued[0]#* }"
+	apart_started+=("$started")
+	queued=("${queued[@]:1}")
+}
+
+yielding() {	# whether the pool yields: a suite apart runs, or is due
+	due && return 0
+	[ ${#apart_started[@]} -gt 0 ] &&
+		[ "$(running "${apart_started[@]}")" -gt 0 ]
+}
+
+tick() {	# a second on: the ended suites printed, a queued one started
+	sleep 1
+	report
+	apart_turn
+}
+
 start() {	# start COMMAND...: launch it once a slot is free
-	while [ "$(running)" -ge "$slots" ]; do
-		sleep 1
-		report
+	while [ "$(running)" -ge "$slots" ] ||
+	      { yielding && [ "$(busy)" -ge "$slots" ]; }; do
+		tick
 	done
 	launch "$@"
 	pooled+=("$started")
 }
 
-apart() {	# apart COMMAND...: launch it once fewer than two suites run,
-		# pooled, held or apart (two emulated machines at most: with
-		# three on two CPUs the debug guest's timed tests ran out of
-		# time). Called once every pooled suite has started: the first
-		# starts beside the pool's last suite, not after it.
-	local n
-
-	while :; do
-		n=$(running)
-		[ ${#held[@]} -eq 0 ] || n=$((n + $(running "${held[@]}")))
-		[ ${#apart_started[@]} -eq 0 ] ||
-			n=$((n + $(running "${apart_started[@]}")))
-		[ "$n" -lt 2 ] && break
-		sleep 1
-		report
-	done
-	launch "$@"
-	apart_started+=("$started")
-}
-
-drain() {	# wait for every suite started, printing each
-	while [ $printed -lt $started ]; do
-		sleep 1
-		report
+drain() {	# wait for every suite, queued or started, printing each
+	while [ $printed -lt $started ] || [ ${#queued[@]} -gt 0 ]; do
+		tick
 		# a suite killed before it could say how it ended
 		if [ $printed -lt $started ] && [ -z "$(jobs -rp)" ] &&
 		   [ ! -f "$logs/$((printed + 1)).rc" ]; then
@@ -256,13 +290,14 @@ fi
 # what it runs today on every CPU of this kind; the plans inside are
 # checked exactly (tests/tap.sh's run, scripts/guest/run).
 # Downloads and chroots the guests share: mostly waiting on the network,
-# so beside the two slots. Steps, not tests: 0.
+# so beside the slots. Steps, not tests: 0.
 launch suite "the guests' kernels, chroots and programs" 0 scripts/guest/prepare
 prepared=$started
 # Likewise the system test's disk image (mmdebstrap: mostly downloads,
 # 4 to 20 minutes), and the Debian packages first in the pool: the system
 # test (below) waits for both, then runs beside the pool for half an hour
-# to an hour; the detector guests run beside it only one at a time.
+# to an hour, counted as held: a detector guest beside it leaves the
+# pool one slot (queue).
 launch suite "the system test's disk image" 0 sh -c '
 	if out=$(scripts/system/image trixie amd64 2>&1); then
 		echo "# made: $(printf "%s\n" "$out" | tail -1)"
@@ -295,7 +330,10 @@ fi
 # The detector kernels, 6.12 from Debian's source (tinyconfig, a few
 # minutes each): KASAN, UBSAN, lockdep, kmemleak, KFENCE, fault injection
 # and KUnit; with --all, KCSAN (which excludes KASAN). Built beside the
-# other suites; their guests run apart from the pool, below.
+# other suites; their guests are queued apart from the pool (queue,
+# above): each starts once its kernel is built. The suites, then one
+# failing boot per kernel with every injected bug, to prove each
+# detector is live.
 declare -A built=()	# each flavour's build suite
 for flavour in debug ${all:+kcsan}; do
 	start suite "the $flavour kernel builds" 0 sh -c "
@@ -304,6 +342,18 @@ for flavour in debug ${all:+kcsan}; do
 		echo 'not ok - $flavour: the kernel builds'"
 	built[$flavour]=$started
 done
+queue ${built[debug]} suite "guest: debug kernel with every detector" 115 \
+	scripts/guest/run debug test
+if [ -n "$all" ]; then
+	queue ${built[kcsan]} suite "guest: KCSAN kernel" 40 scripts/guest/run kcsan test
+	queue ${built[debug]},${built[kcsan]} suite "guest: the detectors are live" 12 \
+		scripts/guest/prove-detectors
+else
+	start suite "guest: KCSAN kernel" 0 \
+		echo "ok - kcsan: the KCSAN kernel's guest # SKIP scripts/test.sh --all runs it"
+	queue ${built[debug]} suite "guest: the detectors are live" 11 \
+		scripts/guest/prove-detectors --debug-only
+fi
 # (the tests of the command, its completion, the install, the headers,
 # the documentation's examples, the licenses, the TAP checks and the
 # kernel's chunked calls run in the package build's make check, above, on
@@ -367,23 +417,6 @@ start after $packaged suite "guest: Debian 6.1 with the module DKMS built" 20 \
 	scripts/guest/run 6.1 dkms
 start after $prepared suite "guest: Debian 6.12 without the BPF LSM" 5 \
 	env GUEST_ONLY=utf8names scripts/guest/run 6.12 nolsm
-# The detector kernels' guests, apart from the pool (their timed tests,
-# emulated and slowed by KASAN or KCSAN, want the CPUs): each starts when
-# fewer than two suites run, and mostly keeps one CPU busy. The
-# suites, then one failing boot per kernel with every injected bug, to
-# prove each detector is live.
-# (each once its kernel is built: its build is a pooled suite, which may
-# still run)
-after ${built[debug]} apart suite "guest: debug kernel with every detector" 115 \
-	scripts/guest/run debug test
-if [ -n "$all" ]; then
-	after ${built[kcsan]} apart suite "guest: KCSAN kernel" 40 scripts/guest/run kcsan test
-	apart suite "guest: the detectors are live" 12 scripts/guest/prove-detectors
-else
-	start suite "guest: KCSAN kernel" 0 \
-		echo "ok - kcsan: the KCSAN kernel's guest # SKIP scripts/test.sh --all runs it"
-	apart suite "guest: the detectors are live" 11 scripts/guest/prove-detectors --debug-only
-fi
 drain
 suite "the README's Supported kernels table" 1 scripts/guest/kernel-table --check |
 	tee -a "$log"
