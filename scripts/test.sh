@@ -45,6 +45,7 @@ printed=0
 pooled=()	# the suites that take a slot
 apart_started=()	# the suites run apart from the pool (queue)
 queued=()	# those not started yet: "AFTER,... COMMAND" (quoted)
+pids=()		# each started suite's process
 held=()		# suites beside the pool that those apart make room for
 failures=()	# the suites that ended in failure, for the summary
 silent=()	# those of them that said no "not ok": their logs' ends
@@ -156,10 +157,20 @@ after() {	# after N COMMAND...: once suite N has ended
 	made "$1" "" "${@:2}"
 }
 
+ended() {	# ended N: whether suite N has ended; one whose process is
+		# gone without saying how it ended was killed, and is
+		# recorded so (for the suites that wait for it too)
+	[ -f "$logs/$1.rc" ] && return 0
+	kill -0 "${pids[$1]}" 2>/dev/null && return 1
+	[ -f "$logs/$1.rc" ] && return 0
+	echo "not ok - a suite was killed" >>"$logs/$1.out"
+	echo 1 >"$logs/$1.rc"
+}
+
 report() {	# print the ended suites that no running one precedes
 	local name
 
-	while [ $printed -lt $started ] && [ -f "$logs/$((printed + 1)).rc" ]; do
+	while [ $printed -lt $started ] && ended $((printed + 1)); do
 		printed=$((printed + 1))
 		tee -a "$log" <"$logs/$printed.out"
 		[ "$(cat "$logs/$printed.rc")" -eq 0 ] && continue
@@ -175,6 +186,7 @@ launch() {	# launch COMMAND...: a suite in the background; its number in $starte
 	local n=$started
 	( "$@" >"$logs/$n.out" 2>&1
 	  echo $? >"$logs/$n.rc.tmp" && mv "$logs/$n.rc.tmp" "$logs/$n.rc" ) &
+	pids[n]=$!
 }
 
 running() {	# running [SUITE...]: how many have not ended (the pooled ones)
@@ -182,7 +194,7 @@ running() {	# running [SUITE...]: how many have not ended (the pooled ones)
 
 	[ $# -gt 0 ] || set -- "${pooled[@]}"
 	for i in "$@"; do
-		[ -f "$logs/$i.rc" ] || n=$((n + 1))
+		ended "$i" || n=$((n + 1))
 	done
 	echo $n
 }
@@ -199,7 +211,8 @@ busy() {	# how many suites run: pooled, held and apart
 
 # The detector kernels' guests run apart from the pool: their timed
 # tests, emulated and slowed by KASAN or KCSAN, want the CPUs. Each is
-# queued with the suites it waits for (its kernel's build) and starts as
+# queued with the suites it waits for (its kernel's build, the
+# downloads) and starts as
 # soon as they have ended and fewer than $slots suites run in all,
 # pooled, held or apart; from then until it ends the pool yields to it,
 # starting a suite only while fewer than $slots run in all. (Two CPUs:
@@ -213,24 +226,33 @@ queue() {	# queue AFTER COMMAND...: a suite apart, once the suites
 	queued+=("$1 $(printf '%q ' "${@:2}")")
 }
 
-due() {		# whether the first queued suite's predecessors have ended
+due() {		# due K: whether the Kth queued suite's predecessors have ended
 	local i IFS=$IFS,
 
-	[ ${#queued[@]} -gt 0 ] || return 1
-	for i in ${queued[0]%% *}; do
-		[ -f "$logs/$i.rc" ] || return 1
+	for i in ${queued[$1]%% *}; do
+		ended "$i" || return 1
 	done
 }
 
-apart_turn() {	# start the first queued suite if it is due and has room
-	due && [ "$(busy)" -lt "$slots" ] || return 0
-	eval "launch ${queued[0]#* }"
-	apart_started+=("$started")
-	queued=("${queued[@]:1}")
+apart_turn() {	# start the first queued suite that is due, if there is room
+	local k
+
+	for k in "${!queued[@]}"; do
+		due "$k" || continue
+		[ "$(busy)" -lt "$slots" ] || return 0
+		eval "launch ${queued[k]#* }"
+		apart_started+=("$started")
+		queued=("${queued[@]:0:k}" "${queued[@]:k+1}")
+		return 0
+	done
 }
 
-yielding() {	# whether the pool yields: a suite apart runs, or is due
-	due && return 0
+yielding() {	# whether the pool yields: a suite apart is due or runs
+	local k
+
+	for k in "${!queued[@]}"; do
+		! due "$k" || return 0
+	done
 	[ ${#apart_started[@]} -gt 0 ] &&
 		[ "$(running "${apart_started[@]}")" -gt 0 ]
 }
@@ -242,6 +264,7 @@ tick() {	# a second on: the ended suites printed, a queued one started
 }
 
 start() {	# start COMMAND...: launch it once a slot is free
+	apart_turn
 	while [ "$(running)" -ge "$slots" ] ||
 	      { yielding && [ "$(busy)" -ge "$slots" ]; }; do
 		tick
@@ -253,12 +276,6 @@ start() {	# start COMMAND...: launch it once a slot is free
 drain() {	# wait for every suite, queued or started, printing each
 	while [ $printed -lt $started ] || [ ${#queued[@]} -gt 0 ]; do
 		tick
-		# a suite killed before it could say how it ended
-		if [ $printed -lt $started ] && [ -z "$(jobs -rp)" ] &&
-		   [ ! -f "$logs/$((printed + 1)).rc" ]; then
-			echo "not ok - a suite was killed" >>"$logs/$((printed + 1)).out"
-			echo 1 >"$logs/$((printed + 1)).rc"
-		fi
 	done
 }
 
@@ -342,16 +359,17 @@ for flavour in debug ${all:+kcsan}; do
 		echo 'not ok - $flavour: the kernel builds'"
 	built[$flavour]=$started
 done
-queue ${built[debug]} suite "guest: debug kernel with every detector" 115 \
+queue ${built[debug]},$prepared suite "guest: debug kernel with every detector" 115 \
 	scripts/guest/run debug test
 if [ -n "$all" ]; then
-	queue ${built[kcsan]} suite "guest: KCSAN kernel" 40 scripts/guest/run kcsan test
-	queue ${built[debug]},${built[kcsan]} suite "guest: the detectors are live" 12 \
+	queue ${built[kcsan]},$prepared suite "guest: KCSAN kernel" 40 \
+		scripts/guest/run kcsan test
+	queue ${built[debug]},${built[kcsan]},$prepared suite "guest: the detectors are live" 12 \
 		scripts/guest/prove-detectors
 else
 	start suite "guest: KCSAN kernel" 0 \
 		echo "ok - kcsan: the KCSAN kernel's guest # SKIP scripts/test.sh --all runs it"
-	queue ${built[debug]} suite "guest: the detectors are live" 11 \
+	queue ${built[debug]},$prepared suite "guest: the detectors are live" 11 \
 		scripts/guest/prove-detectors --debug-only
 fi
 # (the tests of the command, its completion, the install, the headers,
