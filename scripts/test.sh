@@ -31,6 +31,7 @@ fi
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 . tests/tap.sh
+. scripts/cpu-time.sh
 mkdir -p build
 log=build/test.log
 logs=build/suite-logs
@@ -111,27 +112,13 @@ sample_disk() {
 	done
 }
 
-cpu_now() {	# cpu=: CPU seconds (user and system) of this shell's ended
-		# children (bash's times, in this shell: a subshell's start
-		# at 0; through a file, which a pipe or a command
-		# substitution would fork); 1m2.345s, or 1m2,345s in a
-		# locale's own decimal point
-	local f=$logs/times.$BASHPID
-
-	times >"$f"
-	cpu=$(awk 'NR == 2 { for (i = 1; i <= 2; i++) {
-		split($i, t, /[^0-9]+/); ms += (t[1] * 60 + t[2]) * 1000 + t[3] }
-		printf "%d\n", ms / 1000 }' "$f")
-	rm -f "$f"
-}
-
 suite() {	# suite NAME LEAST COMMAND...: one suite, framed, with its
 		# time and the CPU time it took (what a slower CPU scales);
 		# it fails unless it runs LEAST tests or more, or, for LEAST
 		# "plan", all the tests of the one plan it prints
 	local t0=$SECONDS c0 cpu rc checked
 
-	cpu_now
+	cpu_now "$logs/times.$BASHPID"
 	c0=$cpu
 
 	echo "# ==== $1"
@@ -141,7 +128,7 @@ suite() {	# suite NAME LEAST COMMAND...: one suite, framed, with its
 		"${@:3}" 2>&1 | awk -v name="$1" -v least="$2" "$TAP_LEAST"
 	fi
 	rc=${PIPESTATUS[0]} checked=${PIPESTATUS[1]}
-	cpu_now
+	cpu_now "$logs/times.$BASHPID"
 	echo "# ---- $((SECONDS - t0)) s, CPU $((cpu - c0)) s"
 	# when, in the run: which suites ran beside which, and what ended it
 	echo "# ---- from $((t0 - t_start)) s to $((SECONDS - t_start)) s of the run"
@@ -459,7 +446,7 @@ for f in "$logs"/*.out; do
 		   if (to == "") printf "%6s s %6s s %11s %s\n", "?", "?", "?", name
 		   else printf "%6d s %6d s %5d-%-5d %s\n", t, c, from, to, name }' "$f"
 done | sort -rn | sed 's/^/# /'
-cpu_now
+cpu_now "$logs/times.$BASHPID"
 echo "# whole run: $((SECONDS - t_start)) s, CPU $cpu s on $(nproc) CPUs ($(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1))"
 kill $disk_sampler 2>/dev/null
 disk_sampler=
