@@ -77,7 +77,7 @@ left_out=
 [ -z "$left_out" ] || echo "# left out: $left_out" | tee -a "$log"
 
 # Disk: a run from a fresh clone fills .cache and build (kernels, chroots,
-# the system's image and its overlay) with 10.2 GiB, as the end of its
+# the system's image and its overlay) with 10.8 GiB, as the end of its
 # times reports; disk_needed leaves room beside that. After the packages
 # are installed, a machine with less room than that, less what the
 # caches already hold, fails at once, not an hour later on a full disk.
@@ -202,20 +202,17 @@ busy() {	# how many suites run: pooled, held and apart
 
 # The detector kernels' guests run apart from the pool: their timed
 # tests, emulated and slowed by KASAN or KCSAN, want the CPUs. Each is
-# queued with the suites it waits for (its kernel's build, the
-# downloads) and starts as
-# soon as they have ended and fewer than $slots suites run in all,
-# pooled, held or apart; from then until it ends the pool yields to it,
-# starting a suite only while fewer than $slots run in all. (Two CPUs:
-# three suites leave a guest apart some two-thirds of a CPU, and its
-# timeouts bound hangs, not speed: 30 minutes for the debug guest,
-# which takes 8 alone; its tests' own count the guest's ticks, which
-# lag on a busy host. Started at the pool's end instead, it ran alone
-# for 8 minutes with the other CPU idle.) A suite the pool starts then
-# runs at niceness 10, so that the guest's emulated CPUs are seldom
-# preempted: one that is spins the other on the locks it holds, and
-# beside two suites of equal niceness the debug guest took 758
-# CPU-seconds, where alone it takes 535.
+# queued behind the suites it needs (its kernel's build, the downloads)
+# and starts once they have ended and fewer than $slots suites run in
+# all, pooled, held or apart. Until it ends the pool yields: it starts a
+# suite only while fewer than $slots run in all, and at niceness 10, so
+# that the guest's emulated CPUs are seldom preempted (one that is
+# leaves the other spinning on the locks it holds: beside two suites of
+# equal niceness the debug guest took 1131 s and 758 CPU-seconds, where
+# alone it takes 489 s and 535). Its timeouts bound hangs, not speed
+# (30 minutes for the debug guest), and its tests' own count the
+# guest's ticks, which lag on a busy host. (Started at the pool's end,
+# as it was, it ran alone for 8 minutes with the other CPU idle.)
 queue() {	# queue AFTER COMMAND...: a suite apart, once the suites
 		# AFTER (numbers, comma-separated) have ended
 	queued+=("$1 $(printf '%q ' "${@:2}")")
