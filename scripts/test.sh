@@ -168,14 +168,10 @@ report() {	# print the ended suites that no running one precedes
 	done
 }
 
-launch() {	# launch COMMAND...: a suite in the background, at the
-		# niceness $niceness (0 unless a caller sets it); its
-		# number in $started
+launch() {	# launch COMMAND...: a suite in the background; its number in $started
 	started=$((started + 1))
 	local n=$started
-	( [ "${niceness:-0}" -eq 0 ] ||
-		renice -n "$niceness" -p $BASHPID >/dev/null
-	  "$@" >"$logs/$n.out" 2>&1
+	( "$@" >"$logs/$n.out" 2>&1
 	  echo $? >"$logs/$n.rc.tmp" && mv "$logs/$n.rc.tmp" "$logs/$n.rc" ) &
 	pids[n]=$!
 }
@@ -203,16 +199,16 @@ busy() {	# how many suites run: pooled, held and apart
 # The detector kernels' guests run apart from the pool: their timed
 # tests, emulated and slowed by KASAN or KCSAN, want the CPUs. Each is
 # queued behind the suites it needs (its kernel's build, the downloads)
-# and starts once they have ended and fewer than $slots suites run in
-# all, pooled, held or apart. Until it ends the pool yields: it starts a
-# suite only while fewer than $slots run in all, and at niceness 10, so
-# that the guest's emulated CPUs are seldom preempted (one that is
-# leaves the other spinning on the locks it holds: beside two suites of
-# equal niceness the debug guest took 1131 s and 758 CPU-seconds, where
-# alone it takes 489 s and 535). Its timeouts bound hangs, not speed
-# (30 minutes for the debug guest), and its tests' own count the
-# guest's ticks, which lag on a busy host. (Started at the pool's end,
-# as it was, it ran alone for 8 minutes with the other CPU idle.)
+# and starts once they have ended and fewer than $beside_apart suites
+# run in all, pooled, held or apart. From the moment one is due until
+# it ends the pool yields: it starts a suite only while fewer than
+# $beside_apart run in all. Two: the guest's two emulated CPUs and one
+# other suite on the two CPUs. With three, the debug guest took 1131 s
+# and 758 CPU-seconds, where alone it takes 489 s and 535 (one of its
+# CPUs preempted leaves the other spinning on the locks it holds), and
+# the guests beside it lost as much; started at the pool's end, it ran
+# alone for 8 minutes with the other CPU idle.
+beside_apart=2
 queue() {	# queue AFTER COMMAND...: a suite apart, once the suites
 		# AFTER (numbers, comma-separated) have ended
 	queued+=("$1 $(printf '%q ' "${@:2}")")
@@ -231,7 +227,7 @@ apart_turn() {	# start the first queued suite that is due, if there is room
 
 	for k in "${!queued[@]}"; do
 		due "$k" || continue
-		[ "$(busy)" -lt "$slots" ] || return 0
+		[ "$(busy)" -lt "$beside_apart" ] || return 0
 		eval "launch ${queued[k]#* }"
 		apart_started+=("$started")
 		queued=("${queued[@]:0:k}" "${queued[@]:k+1}")
@@ -258,11 +254,9 @@ tick() {	# a second on: the ended suites printed, a queued one started
 start() {	# start COMMAND...: launch it once a slot is free
 	apart_turn
 	while [ "$(running)" -ge "$slots" ] ||
-	      { yielding && [ "$(busy)" -ge "$slots" ]; }; do
+	      { yielding && [ "$(busy)" -ge "$beside_apart" ]; }; do
 		tick
 	done
-	local niceness=0
-	! yielding || niceness=10
 	launch "$@"
 	pooled+=("$started")
 }
