@@ -6,7 +6,8 @@
 # "N passed, N failed, N skipped".
 # Suites run three at a time (TEST_JOBS; two CPUs: the guests and the
 # tests leave a CPU idle a fifth of the time at two), the longest first,
-# beside the downloads the guests share; each one's output is kept until
+# beside the downloads the guests share, and fewer beside a detector
+# kernel's guest (queue); each one's output is kept until
 # it ends, then printed whole, in the order they started, with its time.
 # The count is honest: every program's plan is checked (tests/tap.sh's
 # run), each suite names the least it must run, a skip is never a pass,
@@ -47,7 +48,7 @@ pooled=()	# the suites that take a slot
 apart_started=()	# the suites run apart from the pool (queue)
 queued=()	# those not started yet: "AFTER,... COMMAND" (quoted)
 pids=()		# each started suite's process
-held=()		# suites beside the pool that those apart make room for
+held=()		# suites beside the pool, counted when one runs apart (busy)
 failures=()	# the suites that ended in failure, for the summary
 silent=()	# those of them that said no "not ok": their logs' ends
 t_start=$SECONDS
@@ -196,12 +197,13 @@ busy() {	# how many suites run: pooled, held and apart
 	echo "$n"
 }
 
-# The detector kernels' guests run apart from the pool: their timed
-# tests, emulated and slowed by KASAN or KCSAN, want the CPUs. Each is
-# queued behind the suites it needs (its kernel's build, the downloads)
-# and starts once they have ended and fewer than $beside_apart suites
-# run in all, pooled, held or apart. From the moment one is due until
-# it ends the pool yields: it starts a suite only while fewer than
+# The detector kernels' guests run apart from the pool, one at a time:
+# their timed tests, emulated and slowed by KASAN or KCSAN, want the
+# CPUs. Each is queued behind the suites it needs (its kernel's build,
+# the downloads). Once those have ended it is due, and the pool starts
+# nothing until it has started: it starts when no other runs apart and
+# fewer than $beside_apart suites run in all, pooled, held or apart;
+# until it ends the pool starts a suite only while fewer than
 # $beside_apart run in all. Two: the guest's two emulated CPUs and one
 # other suite on the two CPUs. With three, the debug guest took 1131 s
 # and 758 CPU-seconds, where alone it takes 489 s and 535 (one of its
@@ -222,9 +224,15 @@ due() {		# due K: whether the Kth queued suite's predecessors have ended
 	done
 }
 
+apart_running() {	# whether a suite apart runs
+	[ ${#apart_started[@]} -gt 0 ] &&
+		[ "$(running "${apart_started[@]}")" -gt 0 ]
+}
+
 apart_turn() {	# start the first queued suite that is due, if there is room
 	local k
 
+	! apart_running || return 0
 	for k in "${!queued[@]}"; do
 		due "$k" || continue
 		[ "$(busy)" -lt "$beside_apart" ] || return 0
@@ -235,14 +243,22 @@ apart_turn() {	# start the first queued suite that is due, if there is room
 	done
 }
 
-yielding() {	# whether the pool yields: a suite apart is due or runs
+any_due() {	# whether a queued suite is due
 	local k
 
 	for k in "${!queued[@]}"; do
 		! due "$k" || return 0
 	done
-	[ ${#apart_started[@]} -gt 0 ] &&
-		[ "$(running "${apart_started[@]}")" -gt 0 ]
+	return 1
+}
+
+pool_full() {	# whether the pool may start no suite now
+	[ "$(running)" -ge "$slots" ] && return 0
+	if apart_running; then
+		[ "$(busy)" -ge "$beside_apart" ]
+	else
+		any_due		# (it waits for room, which the pool makes)
+	fi
 }
 
 tick() {	# a second on: the ended suites printed, a queued one started
@@ -253,8 +269,7 @@ tick() {	# a second on: the ended suites printed, a queued one started
 
 start() {	# start COMMAND...: launch it once a slot is free
 	apart_turn
-	while [ "$(running)" -ge "$slots" ] ||
-	      { yielding && [ "$(busy)" -ge "$beside_apart" ]; }; do
+	while pool_full; do
 		tick
 	done
 	launch "$@"
@@ -283,7 +298,7 @@ fs_at_start=$(fs_used_kb)
 echo "$fs_at_start" >"$logs/disk.max"
 sample_disk </dev/null >/dev/null 2>&1 &
 disk_sampler=$!
-disown $disk_sampler	# (not a suite: drain counts the jobs left)
+disown $disk_sampler	# (not a suite, and not to be waited for)
 trap 'kill $(jobs -p) $disk_sampler 2>/dev/null' EXIT
 # the library first: the first suites all link it
 if ! make -s lib >build/lib.log 2>&1; then
@@ -301,8 +316,8 @@ prepared=$started
 # Likewise the system test's disk image (mmdebstrap: mostly downloads,
 # 4 to 20 minutes), and the Debian packages first in the pool: the system
 # test (below) waits for both, then runs beside the pool for half an hour
-# to an hour, counted as held: a detector guest beside it leaves the
-# pool one slot (queue).
+# to an hour, held: beside it and a detector guest the pool runs no
+# suite (queue).
 launch suite "the system test's disk image" 0 sh -c '
 	if out=$(scripts/system/image trixie amd64 2>&1); then
 		echo "# made: $(printf "%s\n" "$out" | tail -1)"
