@@ -134,7 +134,10 @@ class Machine:
         """Every command of a user shares one connection while the
         machine is up: a new one costs the emulated machine more than a
         second of its CPU (the key exchange), a shared one a tenth."""
-        return [program, "-q", "-i", self.key,
+        return [program, "-i", self.key,
+                # (ssh's errors said, its notices not: a dropped
+                # connection must say why in the step that saw it)
+                "-o", "LogLevel=ERROR",
                 "-p" if program == "ssh" else "-P", str(self.port),
                 "-o", "StrictHostKeyChecking=no",
                 "-o", "UserKnownHostsFile=/dev/null",
@@ -177,8 +180,14 @@ class Machine:
                 p.kill()
                 p.wait()
 
-    def run(self, command, user="root", timeout=900, stdin=None):
-        """Run a shell command; returns (status, stdout and stderr)."""
+    def run(self, command, user="root", timeout=900, stdin=None, explain=True):
+        """Run a shell command; returns (status, stdout and stderr).
+        With EXPLAIN, a connection that failed (ssh's status 255) says
+        what the console said last and what a new connection meets: a
+        stopped guest, a refusing sshd and a broken shared connection
+        each end differently. (Not where a failure is expected: a
+        reboot, the wait for a booting machine.)"""
+        started = time.time()
         with tempfile.TemporaryFile() as given, tempfile.TemporaryFile() as out:
             given.write(stdin or b"")
             given.seek(0)
@@ -190,9 +199,31 @@ class Machine:
         if self.proc is not None and not self.proc.isalive():
             text += ("\n" + self.serial_tail(1500) +
                      "\n(qemu has exited: the machine is off)\n")
+        elif explain and not timed_out and p.returncode == 255:
+            text += ("\n(ssh: status 255 after %d s; the console's end:)\n%s\n"
+                     "(a new connection: %s)\n"
+                     % (time.time() - started, self.serial_tail(1500), self.probe(user)))
         if timed_out:
             return 124, text + "\n(timed out after %d s)" % timeout
         return p.returncode, text
+
+    def probe(self, user):
+        """One new connection, unshared, verbose: its status, time and
+        last words."""
+        # (the first -o of a keyword wins over ssh_options()' own)
+        argv = (["ssh", "-o", "LogLevel=DEBUG1", "-o", "ControlMaster=no",
+                 "-o", "ControlPath=none"] + self.ssh_options()[1:] +
+                ["%s@127.0.0.1" % user, "true"])
+        started = time.time()
+        with tempfile.TemporaryFile() as out:
+            p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out,
+                                 stderr=subprocess.STDOUT)
+            ended = self.wait_for(p, 60)
+            out.seek(0)
+            said = out.read().decode(errors="replace").strip().splitlines()
+        return "%s after %d s: %s" % ("status %d" % p.returncode if ended else "no end",
+                                      time.time() - started,
+                                      said[-1] if said else "nothing")
 
     def serial_tail(self, size=3000):
         """The end of the serial console's log: what the machine said last."""
@@ -211,7 +242,8 @@ class Machine:
                 self.drain(1)  # (what qemu said last, into the log)
                 return False
             status, _ = self.run("systemctl is-system-running --wait >/dev/null; true",
-                                 timeout=max(1, min(120, end - time.time())))
+                                 timeout=max(1, min(120, end - time.time())),
+                                 explain=False)
             if status == 0:
                 return True
             self.drain(max(0, min(5, end - time.time())))
