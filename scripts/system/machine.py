@@ -50,6 +50,7 @@ class Machine:
         os.makedirs(workdir, exist_ok=True)
         self.serial_log = open(os.path.join(workdir, "serial.log"), "ab")
         self.proc = None
+        self.boots = 0      # the systems booted up to ssh (wait_ssh())
         self.disk = os.path.join(workdir, "disk.qcow2")
         subprocess.run(["qemu-img", "create", "-q", "-f", "qcow2", "-F", "raw",
                         "-b", image, self.disk], check=True)
@@ -245,6 +246,7 @@ class Machine:
                                  timeout=max(1, min(120, end - time.time())),
                                  explain=False)
             if status == 0:
+                self.boots += 1
                 return True
             self.drain(max(0, min(5, end - time.time())))
         return False
