@@ -51,6 +51,8 @@ class Machine:
         self.serial_log = open(os.path.join(workdir, "serial.log"), "ab")
         self.proc = None
         self.boots = 0      # the systems booted up to ssh (wait_ssh())
+        self.ssh_log = os.path.join(self.mux, "ssh.log")
+        self.unreachable = False    # a probe failed since the last answer
         self.disk = os.path.join(workdir, "disk.qcow2")
         subprocess.run(["qemu-img", "create", "-q", "-f", "qcow2", "-F", "raw",
                         "-b", image, self.disk], check=True)
@@ -134,20 +136,25 @@ class Machine:
     def ssh_options(self, program="ssh"):
         """Every command of a user shares one connection while the
         machine is up: a new one costs the emulated machine more than a
-        second of its CPU (the key exchange), a shared one a tenth."""
-        return [program, "-i", self.key,
-                # (ssh's errors said, its notices not: a dropped
-                # connection must say why in the step that saw it)
-                "-o", "LogLevel=ERROR",
+        second of its CPU (the key exchange), a shared one a tenth.
+        ssh's own words (its errors, a master's "not responding") go to
+        a log of their own, never into a command's output; run() shows
+        its end where a connection failed."""
+        said = (["-q"] if program == "scp" else
+                ["-E", self.ssh_log, "-o", "LogLevel=INFO"])
+        return [program] + said + self.connection_options(program) + [
+            "-o", "ControlMaster=auto",
+            "-o", "ControlPath=" + os.path.join(self.mux, "%r"),
+            "-o", "ControlPersist=120"]
+
+    def connection_options(self, program="ssh"):
+        return ["-i", self.key,
                 "-p" if program == "ssh" else "-P", str(self.port),
                 "-o", "StrictHostKeyChecking=no",
                 "-o", "UserKnownHostsFile=/dev/null",
                 "-o", "ConnectTimeout=10", "-o", "BatchMode=yes",
                 "-o", "ServerAliveInterval=10",
-                "-o", "ServerAliveCountMax=6",
-                "-o", "ControlMaster=auto",
-                "-o", "ControlPath=" + os.path.join(self.mux, "%r"),
-                "-o", "ControlPersist=120"]
+                "-o", "ServerAliveCountMax=6"]
 
     def ssh_argv(self, user="root", tty=False):
         return self.ssh_options() + (["-tt"] if tty else []) + \
@@ -183,11 +190,11 @@ class Machine:
 
     def run(self, command, user="root", timeout=900, stdin=None, explain=True):
         """Run a shell command; returns (status, stdout and stderr).
-        With EXPLAIN, a connection that failed (ssh's status 255) says
-        what the console said last and what a new connection meets: a
-        stopped guest, a refusing sshd and a broken shared connection
-        each end differently. (Not where a failure is expected: a
-        reboot, the wait for a booting machine.)"""
+        With EXPLAIN, a command that ended with 255 (ssh's failure, or
+        the command's own) says what ssh and the console said last and
+        what one new connection meets: a stopped guest, a refusing sshd
+        and a broken shared connection each end differently. (Not where
+        a failure is expected: a reboot, the wait for a booting machine.)"""
         started = time.time()
         with tempfile.TemporaryFile() as given, tempfile.TemporaryFile() as out:
             given.write(stdin or b"")
@@ -201,19 +208,26 @@ class Machine:
             text += ("\n" + self.serial_tail(1500) +
                      "\n(qemu has exited: the machine is off)\n")
         elif explain and not timed_out and p.returncode == 255:
-            text += ("\n(ssh: status 255 after %d s; the console's end:)\n%s\n"
-                     "(a new connection: %s)\n"
-                     % (time.time() - started, self.serial_tail(1500), self.probe(user)))
+            took = time.time() - started
+            if self.unreachable:    # (each probe of a dead machine costs a minute)
+                probe = "failed before, not tried again"
+            else:
+                probe = self.probe(user)
+                self.unreachable = not probe.startswith("status 0 ")
+            text += ("\n(status 255, ssh's or the command's, after %d s; ssh said:)\n%s\n"
+                     "(a new connection: %s; the console's end:)\n%s"
+                     % (took, self.ssh_log_tail(), probe, self.serial_tail(1500)))
+        elif not timed_out and p.returncode != 255:
+            self.unreachable = False
         if timed_out:
             return 124, text + "\n(timed out after %d s)" % timeout
         return p.returncode, text
 
     def probe(self, user):
-        """One new connection, unshared, verbose: its status, time and
-        last words."""
-        # (the first -o of a keyword wins over ssh_options()' own)
+        """One new connection, unshared, its words on stdout: its status,
+        time and last word."""
         argv = (["ssh", "-o", "LogLevel=DEBUG1", "-o", "ControlMaster=no",
-                 "-o", "ControlPath=none"] + self.ssh_options()[1:] +
+                 "-o", "ControlPath=none"] + self.connection_options() +
                 ["%s@127.0.0.1" % user, "true"])
         started = time.time()
         with tempfile.TemporaryFile() as out:
@@ -225,6 +239,13 @@ class Machine:
         return "%s after %d s: %s" % ("status %d" % p.returncode if ended else "no end",
                                       time.time() - started,
                                       said[-1] if said else "nothing")
+
+    def ssh_log_tail(self, lines=6):
+        try:
+            with open(self.ssh_log, errors="replace") as f:
+                return "".join(f.readlines()[-lines:])
+        except OSError:
+            return ""
 
     def serial_tail(self, size=3000):
         """The end of the serial console's log: what the machine said last."""
