@@ -140,7 +140,9 @@ class Machine:
         ssh's own words (its errors, a master's "not responding") go to
         a log of their own, never into a command's output; run() shows
         its end where a connection failed."""
-        said = (["-q"] if program == "scp" else
+        # (scp's output is never compared: its errors, and those of
+        # the ssh it runs, on its stderr)
+        said = (["-o", "LogLevel=ERROR"] if program == "scp" else
                 ["-E", self.ssh_log, "-o", "LogLevel=INFO"])
         return [program] + said + self.connection_options(program) + [
             "-o", "ControlMaster=auto",
@@ -196,6 +198,7 @@ class Machine:
         and a broken shared connection each end differently. (Not where
         a failure is expected: a reboot, the wait for a booting machine.)"""
         started = time.time()
+        logged = self.ssh_log_size()
         with tempfile.TemporaryFile() as given, tempfile.TemporaryFile() as out:
             given.write(stdin or b"")
             given.seek(0)
@@ -216,7 +219,7 @@ class Machine:
                 self.unreachable = not probe.startswith("status 0 ")
             text += ("\n(status 255, ssh's or the command's, after %d s; ssh said:)\n%s\n"
                      "(a new connection: %s; the console's end:)\n%s"
-                     % (took, self.ssh_log_tail(), probe, self.serial_tail(1500)))
+                     % (took, self.ssh_log_since(logged), probe, self.serial_tail(1500)))
         elif not timed_out and p.returncode != 255:
             self.unreachable = False
         if timed_out:
@@ -240,12 +243,22 @@ class Machine:
                                       time.time() - started,
                                       said[-1] if said else "nothing")
 
-    def ssh_log_tail(self, lines=6):
+    def ssh_log_size(self):
         try:
-            with open(self.ssh_log, errors="replace") as f:
-                return "".join(f.readlines()[-lines:])
+            return os.path.getsize(self.ssh_log)
         except OSError:
-            return ""
+            return 0
+
+    def ssh_log_since(self, offset, lines=6):
+        """The last LINES ssh logged since OFFSET (a master's words
+        too, and any other client's meanwhile)."""
+        try:
+            with open(self.ssh_log, "rb") as f:
+                f.seek(offset)
+                said = f.read().decode(errors="replace").splitlines()
+        except OSError:
+            said = []
+        return "\n".join(said[-lines:])
 
     def serial_tail(self, size=3000):
         """The end of the serial console's log: what the machine said last."""
