@@ -217,9 +217,10 @@ class Machine:
             else:
                 probe = self.probe(user)
                 self.unreachable = not probe.startswith("status 0 ")
-            text += ("\n(status 255, ssh's or the command's, after %d s; ssh said:)\n%s\n"
-                     "(a new connection: %s; the console's end:)\n%s"
-                     % (took, self.ssh_log_since(logged), probe, self.serial_tail(1500)))
+            # (last what ssh saw: a failure's summary shows its last lines)
+            text += ("\n(status 255, ssh's or the command's, after %d s; the console's end:)\n"
+                     "%s\n(ssh said:)\n%s\n(a new connection: %s)\n"
+                     % (took, self.serial_tail(1500), self.ssh_log_since(logged), probe))
         elif not timed_out and p.returncode != 255:
             self.unreachable = False
         if timed_out:
