@@ -113,6 +113,12 @@ class Machine:
         self.proc.close()
         self.proc = None
 
+    def reboot(self):
+        """systemctl reboot, and wait until the machine is off (-no-reboot:
+        the connection's drop is expected, run() need not explain it)."""
+        self.run("systemctl reboot", timeout=30, explain=False)
+        self.wait_off()
+
     def kill(self):
         """Power off at once (the machine can be started again)."""
         if self.proc is not None:
