@@ -306,25 +306,25 @@ if ! make -s lib >build/lib.log 2>&1; then
 	echo "not ok - make lib" | tee -a "$log"
 fi
 
-# The emulated machines run ahead of the other suites, at nice -10.
-# qemu runs each emulated CPU of the detector kernels' guests, arm64's,
-# riscv64's and amd64's without the policy (scripts/guest/run) in a host
+# The guests' emulated CPUs run ahead of the other suites, at nice -10
+# (scripts/guest/run's GUEST_NICE: qemu only, not the guest's module
+# build). qemu runs each emulated CPU of the detector kernels' guests,
+# arm64's, riscv64's, i386's and amd64's without the policy in a host
 # thread of its own; when the host preempts one that holds a lock, or
-# owes an IPI or a TLB shootdown, the others spin on their emulated CPUs
-# (the debug guest took 758 CPU-seconds beside two other suites, 535
-# alone), where a compiler or a test program that waits for a CPU wastes
-# none. The system test's qemu has a session, and so a scheduling group
-# (autogroup), of its own, where nice ranks it only within that group:
-# the group gets half the machine beside this one's, a whole CPU for its
-# one emulated CPU (scripts/system/machine.py); without autogroup, nice
-# gives it that. The suites at nice 0 get what these leave: their few
-# time limits (test_replace's 120 s alarm, test_cli's 5 and 20 s) bound
-# programs that need a small part of that, even emulated.
-ahead=()
+# owes an IPI or a TLB shootdown, the others spin on their emulated
+# CPUs (the debug guest took 758 CPU-seconds beside two other suites,
+# 535 alone), where a compiler or a test program that waits for a CPU
+# wastes none. (amd64's guests with the policy run all their CPUs in
+# one thread: for them it changes only the order.) The suites at nice 0
+# get what these leave: their few time limits (tests/test_cli.sh's,
+# test_replace's alarm, scripts/mutants') bound programs that need a
+# small part of them. The system test's machine has one emulated CPU
+# (scripts/system/machine.py), nothing to spin on.
 if [ "$(nice -n -10 nice 2>/dev/null)" -lt "$(nice)" ] 2>/dev/null; then
-	ahead=(nice -n -10)
+	export GUEST_NICE=-10
 else
-	echo "# the emulated machines run at the others' priority: nice -n -10 was refused" | tee -a "$log"
+	unset GUEST_NICE
+	echo "# the guests run at the others' priority: nice -n -10 raises none here" | tee -a "$log"
 fi
 
 # Each suite's least count (the second word of suite) is a floor under
@@ -357,13 +357,13 @@ packaged=$started
 # Beside the pool: much of its time it waits on apt, ssh and reboots.
 launch after $imaged made $packaged build/deb/.built \
 	suite "system: Debian 13 with Secure Boot, the packages as installed" plan \
-	"${ahead[@]}" env DEBS="$PWD/build/deb" scripts/system/run ${left_out:+--without-previous} trixie amd64
+	env DEBS="$PWD/build/deb" scripts/system/run ${left_out:+--without-previous} trixie amd64
 held+=("$started")
 # Debian 13 on arm64 (no Secure Boot there; its packages built in an
 # arm64 chroot): only with --all, for CI's time.
 if [ -n "$all" ]; then
 	start suite "system: Debian 13 on arm64, the packages as installed" plan \
-		"${ahead[@]}" scripts/system/run trixie arm64
+		scripts/system/run trixie arm64
 else
 	start suite "system: Debian 13 on arm64" 0 \
 		echo "ok - trixie arm64: the system test # SKIP scripts/test.sh --all runs it"
@@ -384,17 +384,17 @@ for flavour in debug ${all:+kcsan}; do
 	built[$flavour]=$started
 done
 queue ${built[debug]},$prepared suite "guest: debug kernel with every detector" 115 \
-	"${ahead[@]}" scripts/guest/run debug test
+	scripts/guest/run debug test
 if [ -n "$all" ]; then
 	queue ${built[kcsan]},$prepared suite "guest: KCSAN kernel" 40 \
-		"${ahead[@]}" scripts/guest/run kcsan test
+		scripts/guest/run kcsan test
 	queue ${built[debug]},${built[kcsan]},$prepared suite "guest: the detectors are live" 12 \
-		"${ahead[@]}" scripts/guest/prove-detectors
+		scripts/guest/prove-detectors
 else
 	start suite "guest: KCSAN kernel" 0 \
 		echo "ok - kcsan: the KCSAN kernel's guest # SKIP scripts/test.sh --all runs it"
 	queue ${built[debug]},$prepared suite "guest: the detectors are live" 11 \
-		"${ahead[@]}" scripts/guest/prove-detectors --debug-only
+		scripts/guest/prove-detectors --debug-only
 fi
 # (the tests of the command, its completion, the install, the headers,
 # the documentation's examples, the licenses, the TAP checks and the
@@ -433,17 +433,17 @@ done
 . scripts/guest/kernel-row.sh
 for series in $(kernel_series full); do
 	start after $prepared suite "guest: Debian $series kernel in qemu" 90 \
-		"${ahead[@]}" scripts/guest/run "$series" test
+		scripts/guest/run "$series" test
 done
 # (with --all, the arch rows' whole suite)
 arch_left="all but stress, lifecycle and most of the policy's attack"
 for series in $(kernel_series arch); do
 	start after $prepared suite "guest: Debian $series kernel in qemu${left_out:+, $arch_left}" 80 \
-		"${ahead[@]}" scripts/guest/run "$series" "${left_out:+arch}${all:+test}"
+		scripts/guest/run "$series" "${left_out:+arch}${all:+test}"
 done
 for series in $(kernel_series short); do
 	start after $prepared suite "guest: Debian $series kernel in qemu, short suite" 40 \
-		"${ahead[@]}" scripts/guest/run "$series" short
+		scripts/guest/run "$series" short
 done
 for series in $(kernel_series build); do
 	start after $prepared suite "Debian $series: the module builds" 1 sh -c "
@@ -456,9 +456,9 @@ done
 # package (no settings). And the BPF sample on a kernel booted without
 # the BPF LSM: it must say so.
 start after $packaged suite "guest: Debian 6.1 with the module DKMS built" 20 \
-	"${ahead[@]}" scripts/guest/run 6.1 dkms
+	scripts/guest/run 6.1 dkms
 start after $prepared suite "guest: Debian 6.12 without the BPF LSM" 5 \
-	"${ahead[@]}" env GUEST_ONLY=utf8names scripts/guest/run 6.12 nolsm
+	env GUEST_ONLY=utf8names scripts/guest/run 6.12 nolsm
 drain
 suite "the README's Supported kernels table" 1 scripts/guest/kernel-table --check |
 	tee -a "$log"
