@@ -39,13 +39,13 @@ class Machine:
     firmware variables (enrolled keys persist across its reboots)."""
 
     # One emulated CPU. qemu runs each in a host thread of its own, and
-    # a CPU that waits on another (a lock it holds, an IPI, a TLB
+    # one that waits on another (a lock it holds, an IPI, a TLB
     # shootdown) spins while the host has preempted that one: beside the
-    # test command's other suites, which leave this machine one host CPU
-    # (qemu has a session of its own, and so its own scheduling group),
-    # two took 2,202 CPU-seconds where alone they took 1,403. One CPU
-    # wastes none: 1,591 alone, whatever runs beside. (The busybox guests
-    # test the module on several CPUs.)
+    # test command's other suites, which leave this machine about one
+    # host CPU (qemu has a session of its own, and so its own autogroup),
+    # two took 2,202 CPU-seconds, where alone they took 1,403 (1,104 s).
+    # One has none to wait on: 1,591 CPU-seconds alone (1,576 s). (The
+    # guest suites test the module on two CPUs.)
     def __init__(self, image, key, workdir, arch="amd64", mem=2048, smp=1):
         self.secure_boot = secure_boot(arch)
         self.arch = arch
