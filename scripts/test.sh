@@ -200,8 +200,12 @@ busy() {	# how many suites run: pooled, held and apart
 # The detector kernels' guests run apart from the pool, one at a time:
 # their timed tests, emulated and slowed by KASAN or KCSAN, want the
 # CPUs. Each is queued behind the suites it needs (its kernel's build,
-# the downloads). Once those have ended it is due, and the pool starts
-# nothing until it has started: it starts when no other runs apart and
+# the downloads), and behind the held system test: that keeps one CPU
+# busy, and a guest beside it would spin as beside two others, so it
+# waits for its end unless the pool has nothing left to run (draining,
+# no pooled suite running), where it would leave a CPU idle instead.
+# Once those have ended it is due, and the pool starts nothing until it
+# has started: it starts when no other runs apart and
 # fewer than $beside_apart suites run in all, pooled, held or apart;
 # until it ends the pool starts a suite only while fewer than
 # $beside_apart run in all. Two: the guest's two emulated CPUs and one
@@ -216,12 +220,15 @@ queue() {	# queue AFTER COMMAND...: a suite apart, once the suites
 	queued+=("$1 $(printf '%q ' "${@:2}")")
 }
 
+draining=	# set by drain()
 due() {		# due K: whether the Kth queued suite's predecessors have ended
 	local i IFS=$IFS,
 
 	for i in ${queued[$1]%% *}; do
 		ended "$i" || return 1
 	done
+	[ ${#held[@]} -eq 0 ] || [ "$(running "${held[@]}")" -eq 0 ] ||
+		{ [ -n "$draining" ] && [ "$(running)" -eq 0 ]; }
 }
 
 apart_running() {	# whether a suite apart runs
@@ -277,6 +284,7 @@ start() {	# start COMMAND...: launch it once a slot is free
 }
 
 drain() {	# wait for every suite, queued or started, printing each
+	draining=1
 	while [ $printed -lt $started ] || [ ${#queued[@]} -gt 0 ]; do
 		tick
 	done
