@@ -48,7 +48,7 @@ pooled=()	# the suites that take a slot
 apart_started=()	# the suites run apart from the pool (queue)
 queued=()	# those not started yet: "AFTER,... COMMAND" (quoted)
 pids=()		# each started suite's process
-held=()		# suites beside the pool, counted when one runs apart (busy)
+held=()		# suites beside the pool: counted in busy, awaited by due
 failures=()	# the suites that ended in failure, for the summary
 silent=()	# those of them that said no "not ok": their logs' ends
 t_start=$SECONDS
@@ -200,20 +200,23 @@ busy() {	# how many suites run: pooled, held and apart
 # The detector kernels' guests run apart from the pool, one at a time:
 # their timed tests, emulated and slowed by KASAN or KCSAN, want the
 # CPUs. Each is queued behind the suites it needs (its kernel's build,
-# the downloads), and behind the held system test: that keeps one CPU
-# busy, and a guest beside it would spin as beside two others, so it
-# waits for its end unless the pool has nothing left to run (draining,
-# no pooled suite running), where it would leave a CPU idle instead.
-# Once those have ended it is due, and the pool starts nothing until it
-# has started: it starts when no other runs apart and
-# fewer than $beside_apart suites run in all, pooled, held or apart;
-# until it ends the pool starts a suite only while fewer than
-# $beside_apart run in all. Two: the guest's two emulated CPUs and one
-# other suite on the two CPUs. With three, the debug guest took 1131 s
-# and 758 CPU-seconds, where alone it takes 489 s and 535 (one of its
-# CPUs preempted leaves the other spinning on the locks it holds), and
-# the guests beside it lost as much; started at the pool's end, it ran
-# alone for 8 minutes with the other CPU idle.
+# the downloads), and behind the held system test (due, below): its
+# qemu has a session of its own (pexpect's), so an autogroup of its own,
+# and keeps a whole CPU whatever the guests' nice -10; a guest beside it
+# spins as beside two other suites. Waiting would leave a CPU idle only
+# once the pool is draining with no pooled suite running: there the
+# guest is due without it. (--all's arm64 system test is pooled, and
+# counted like any pooled suite: no guest waits for it.) Once a guest
+# is due the pool starts nothing until it has started, which it does
+# when no other suite runs apart and fewer than $beside_apart run in
+# all, pooled, held or apart; until it ends the pool starts a suite
+# only while fewer than $beside_apart run in all. Two: the guest's two
+# emulated CPUs and one other suite on the two CPUs. Beside two suites
+# (CI 76), the debug guest took 1131 s and 758 CPU-seconds, where alone
+# it takes 489 s and 535 (one of its CPUs preempted leaves the other
+# spinning on the locks it holds), and the guests beside it lost as
+# much; started at the pool's end, it ran alone for 8 minutes with the
+# other CPU idle.
 beside_apart=2
 queue() {	# queue AFTER COMMAND...: a suite apart, once the suites
 		# AFTER (numbers, comma-separated) have ended
@@ -221,7 +224,8 @@ queue() {	# queue AFTER COMMAND...: a suite apart, once the suites
 }
 
 draining=	# set by drain()
-due() {		# due K: whether the Kth queued suite's predecessors have ended
+due() {		# due K: whether the Kth queued suite's predecessors have
+		# ended, and the held suites (unless the pool is drained)
 	local i IFS=$IFS,
 
 	for i in ${queued[$1]%% *}; do
