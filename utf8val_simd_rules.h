@@ -51,13 +51,14 @@
 
 #include "utf8val_simd_tables.h"
 
-/* Nonzero bytes where @in, after @before, breaks a rule. */
-static __always_inline rule_vec rule_errors(rule_tables t, rule_vec in,
-					    rule_before before)
+/*
+ * Nonzero bytes where @in breaks a rule, given the bytes one, two and
+ * three before each of its bytes (for a path that can load them).
+ */
+static __always_inline rule_vec rule_errors_back(rule_tables t, rule_vec in,
+						 rule_vec prev1, rule_vec prev2,
+						 rule_vec prev3)
 {
-	rule_vec prev1 = rule_back(in, in, before, 1);
-	rule_vec prev2 = rule_back(prev1, in, before, 2);
-	rule_vec prev3 = rule_back(prev2, in, before, 3);
 	rule_vec classes, leads;
 
 	classes = rule_and3(rule_lookup(t, RULE_PREV_HIGH, rule_high(t, prev1)),
@@ -66,6 +67,17 @@ static __always_inline rule_vec rule_errors(rule_tables t, rule_vec in,
 	leads = rule_or(rule_lead_at_least(t, prev2, THIRD_MIN),
 			rule_lead_at_least(t, prev3, FOURTH_MIN));
 	return rule_xor_bit7(t, classes, leads);
+}
+
+/* Nonzero bytes where @in, after @before, breaks a rule. */
+static __always_inline rule_vec rule_errors(rule_tables t, rule_vec in,
+					    rule_before before)
+{
+	rule_vec prev1 = rule_back(in, in, before, 1);
+	rule_vec prev2 = rule_back(prev1, in, before, 2);
+	rule_vec prev3 = rule_back(prev2, in, before, 3);
+
+	return rule_errors_back(t, in, prev1, prev2, prev3);
 }
 
 #endif /* UTF8VAL_SIMD_RULES_H */

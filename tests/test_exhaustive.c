@@ -164,8 +164,10 @@ static unsigned long inside_words(unsigned int flags, void *arg)
  * bytes, and ending the input at a guard page, alone after a block or
  * straddling into the tail shorter than a block; across the 16-byte
  * registers inside a NEON block, and in the last block that NEON checks
- * overlapping the one before. Each vector path the CPU has agrees with
- * the scalar path, which the tests above hold to the reference.
+ * overlapping the one before; and across the two 32-byte registers of
+ * an AVX2 block past the first, whose bytes before them are loaded from
+ * the input again. Each vector path the CPU has agrees with the scalar
+ * path, which the tests above hold to the reference.
  */
 #define BUF_MAX		512
 static const struct placement {
@@ -180,6 +182,7 @@ static const struct placement {
 	{ 318, 456, 2 }, { 319, 456, 3 }, { 383, 456, 2 }, { 447, 456, 2 },
 	{ 400, 0, 2 },
 	{ 15, 128, 2 }, { 31, 128, 2 }, { 47, 128, 2 },
+	{ 285, 512, 3 }, { 286, 512, 3 }, { 287, 512, 2 },
 	{ 35, 100, 2 }, { 63, 100, 2 }, { 98, 100, 2 },
 };
 

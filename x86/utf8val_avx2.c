@@ -31,7 +31,11 @@ struct avx2_consts {
 
 #define vec_consts	struct avx2_consts
 
-/* The last 32 bytes checked, and nonzero if they end inside a character. */
+/*
+ * The last 32 bytes checked (the rules read them only before the input's
+ * first block: the others load the bytes before them again), and nonzero
+ * if they end inside a character.
+ */
 struct vec_carry {
 	__m256i prev, open;
 };
@@ -127,6 +131,19 @@ rule_xor_bit7(const vec_consts *t __always_unused, __m256i a, __m256i b)
 
 #include "../utf8val_simd_rules.h"
 
+/*
+ * rule_errors() of the register read from @p, with the bytes before it
+ * read from the input again (from @p - 3): three loads, which have ports
+ * of their own, in place of a lane permute and three byte shifts on the
+ * ports the lookups need. Documentation/utf8val.rst has the figures.
+ */
+static __always_inline __m256i errors_loaded(const vec_consts *k, __m256i in,
+					     const u8 *p)
+{
+	return rule_errors_back(k, in, load32(p - 1), load32(p - 2),
+				load32(p - 3));
+}
+
 /* Nonzero if @v ends inside a character: a lead in its last 3 bytes. */
 static inline __m256i ends_open(const vec_consts *k, __m256i v)
 {
@@ -187,11 +204,19 @@ static __always_inline bool vec_open(const struct vec_carry *c)
 /* The bytes at @s + @i are in @b already */
 static __always_inline bool vec_check(const vec_consts *k,
 				      struct vec_carry *c, vec_block b,
-				      const u8 *s __always_unused,
-				      size_t i __always_unused)
+				      const u8 *s, size_t i)
 {
-	__m256i err = _mm256_or_si256(rule_errors(k, b.a, c->prev),
-				      rule_errors(k, b.b, b.a));
+	__m256i err_a, err;
+
+	/*
+	 * Only the input's first block has nothing before it to load: the
+	 * carry holds zeros for it (vec_carry_before()).
+	 */
+	if (i >= VEC_LOOK_BACK)
+		err_a = errors_loaded(k, b.a, s + i);
+	else
+		err_a = rule_errors(k, b.a, c->prev);
+	err = _mm256_or_si256(err_a, errors_loaded(k, b.b, s + i + 32));
 
 	c->prev = b.b;
 	c->open = ends_open(k, b.b);
