@@ -553,23 +553,20 @@ static __always_inline size_t simd_prefix(utf8val_blocks_fn blocks,
 	return at == len ? len : simd_stopped(s, at, chars);
 }
 
-/*
- * A whole short input's valid prefix, uncounted, by the path's whole():
- * its length or 0 (nonzero: valid).
- */
-static __always_inline size_t simd_whole(const struct utf8val_simd_impl *impl,
-					 const u8 *s, size_t len)
+/* Whether a whole short input is valid, by utf8val_arch_whole(). */
+static __always_inline bool simd_whole(const u8 *s, size_t len)
 {
-	size_t n;
+	bool ok;
 
 	UTF8VAL_SIMD_SAVE_AREA;
 	/* (a section with a save area goes out of line: see simd_prefix()) */
 	if (UTF8VAL_SIMD_SAVE_AREA_SIZE)
-		return simd_prefix(impl->blocks, s, len, NULL) == len ? len : 0;
+		return simd_prefix(simd_impls[UTF8VAL_WHOLE_PATH].blocks, s,
+				   len, NULL) == len;
 	utf8val_simd_begin();
-	n = impl->whole(s, len);
+	ok = utf8val_arch_whole(s, len);
 	utf8val_simd_end();
-	return n;
+	return ok;
 }
 
 /* The KUnit suite forces each path in turn, and restores the one set. */
@@ -625,6 +622,15 @@ static __always_inline bool short_ascii(const u8 *s, size_t len)
 }
 
 /*
+ * Whether the 8 to 16 bytes at @s are ASCII, which the first and last
+ * words hold all of: false from 17 bytes, without a branch on @len.
+ */
+static __always_inline bool short_pair_ascii(const u8 *s, size_t len)
+{
+	return (len <= 16) & !((load64(s) | load64(s + len - 8)) & HIGH_BITS);
+}
+
+/*
  * Whether the 8 to 64 bytes at @s are ASCII: the first and last words
  * first, so that an input they show is not costs no branch on its length.
  */
@@ -634,11 +640,11 @@ static __always_inline bool short_words_ascii(const u8 *s, size_t len)
 	       short_ascii(s, len);
 }
 
-/* Whether @impl checks a whole input of @len bytes at once, here. */
-static __always_inline bool checks_whole(const struct utf8val_simd_impl *impl,
-					 size_t len)
+/* Whether @path checks a whole input of @len bytes at once, here. */
+static __always_inline bool checks_whole(enum utf8val_path path, size_t len)
 {
-	return len <= impl->whole_max && utf8val_simd_usable();
+	return path == UTF8VAL_WHOLE_PATH && len <= UTF8VAL_WHOLE_MAX &&
+	       utf8val_simd_usable();
 }
 
 /*
@@ -684,10 +690,10 @@ static __always_inline size_t prefix_on(const u64 *tbl, const u8 *s,
 			return len;
 		}
 		/* not ASCII, on a path that checks them whole at once */
-		if (checks_whole(impl, len)) {
+		if (checks_whole(path, len)) {
 			n = chars ? simd_prefix(impl->blocks, s, len,
 						&simd_chars) :
-				    simd_whole(impl, s, len);
+				    (simd_whole(s, len) ? len : 0);
 			goto rest;
 		}
 	}
@@ -1583,23 +1589,26 @@ static noinline bool check_long(const u8 *s, size_t len)
  */
 bool utf8val_check(const void *buf, size_t len)
 {
-	const struct utf8val_simd_impl *impl;
-
 	/*
-	 * 8 to 64 bytes, the commonest input, answered here: the words,
-	 * or one call of the path's whole() (whose 0 is the answer, as
-	 * nothing asks where the error is), or the DFA. The DFA and the
+	 * 8 to 64 bytes, the commonest input, answered here: by one call
+	 * of the path's whole() where it has one (as nothing asks where
+	 * the error is), ASCII too, but for 8 to 16 bytes (two words hold
+	 * them); else by the words, or the DFA. The words' branches on the
+	 * length and on the bytes mispredict where strings vary, more than
+	 * whole() costs (Documentation/utf8val.rst). The DFA and the
 	 * longer inputs' set-up are in functions of their own: inlined,
 	 * they made this one save five registers on every call, a third
 	 * of a short ASCII input's time.
 	 */
 	if (len - 8 > 56)
 		return check_long(buf, len);
+	if (checks_whole(call_path(dfa_strict, len), len)) {
+		if (short_pair_ascii(buf, len))
+			return true;
+		return simd_whole(buf, len);
+	}
 	if (short_words_ascii(buf, len))
 		return true;
-	impl = &simd_impls[call_path(dfa_strict, len)];
-	if (checks_whole(impl, len))
-		return simd_whole(impl, buf, len) != 0;
 	return check_dfa(buf, len);
 }
 

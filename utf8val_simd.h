@@ -40,12 +40,6 @@ typedef size_t (*utf8val_blocks_fn)(const u8 *s, size_t from, size_t to,
 				    bool end, u64 *chars);
 
 /*
- * @len if the 1 to whole_max bytes at @s, the whole input, are valid, else
- * 0; counts nothing. Where a path's fixed cost is most of the work.
- */
-typedef size_t (*utf8val_whole_fn)(const u8 *s, size_t len);
-
-/*
  * The newlines in the @len bytes at @s, @len a multiple of 64 (for
  * /dev/utf8val's line numbers), and if there is one, in *@last_end the
  * end of the last 64-byte block that holds one. Only between
@@ -87,13 +81,6 @@ struct utf8val_simd_impl {
 					 * input whole (its tail too)
 					 */
 	size_t ascii_first;		/* below it, ASCII words go first */
-	size_t whole_max;		/* up to it, one call checks it all,
-					 * ASCII too: no words first
-					 */
-	utf8val_whole_fn whole;		/* that call, when nothing is
-					 * counted (blocks() when it is);
-					 * set wherever whole_max is
-					 */
 	utf8val_newlines_fn newlines;	/* or NULL: the core's words */
 };
 
@@ -112,6 +99,14 @@ struct utf8val_simd_impl {
  *                          (bits above the paths are the architecture's
  *                          own, for utf8val_arch_auto()); asked once
  *   utf8val_arch_auto()    which of those "auto" takes
+ *   UTF8VAL_WHOLE_PATH     optional: the one path that checks a whole
+ *                          short input in one call, where its fixed cost
+ *                          is most of the work: utf8val_arch_whole(s,
+ *                          len), whether the 1 to UTF8VAL_WHOLE_MAX bytes
+ *                          at s are valid, nothing counted (a direct
+ *                          call: short strings are where an indirect
+ *                          one's cost shows, and in the kernel it may be
+ *                          a retpoline)
  * and in the kernel:
  *   utf8val_simd_usable(), utf8val_simd_begin(), utf8val_simd_end()
  *                          whether this context may use vector registers,
@@ -123,6 +118,13 @@ struct utf8val_simd_impl {
  *   UTF8VAL_SIMD_MIN_LEN   the shortest input worth that section
  */
 #include "utf8val_arch.h"
+
+/* No path checks a whole input in one call: no length is short enough. */
+#ifndef UTF8VAL_WHOLE_PATH
+#define UTF8VAL_WHOLE_PATH		UTF8VAL_PATH_SCALAR
+#define UTF8VAL_WHOLE_MAX		0
+#define utf8val_arch_whole(s, len)	((void)(s), (void)(len), false)
+#endif
 
 #ifndef UTF8VAL_SIMD_SAVE_AREA
 #define UTF8VAL_SIMD_SAVE_AREA		do { } while (0)

@@ -25,25 +25,23 @@ size_t utf8val_avx2_blocks(const u8 *s, size_t from, size_t to, bool end,
 /* AVX-512 F, BW and VBMI: the tail by a masked load; any length. */
 size_t utf8val_avx512_blocks(const u8 *s, size_t from, size_t to, bool end,
 			     u64 *chars);
-size_t utf8val_avx512_whole(const u8 *s, size_t len);
+bool utf8val_avx512_whole(const u8 *s, size_t len);
 u64 utf8val_avx2_newlines(const u8 *s, size_t len, size_t *last_end);
 u64 utf8val_avx512_newlines(const u8 *s, size_t len, size_t *last_end);
-/* one block: utf8val_avx512_whole() takes no more */
-#define UTF8VAL_AVX512_WHOLE_MAX	64
+/* AVX-512 checks up to one block in one call (utf8val_simd.h) */
+#define UTF8VAL_WHOLE_PATH		UTF8VAL_PATH_AVX512
+#define UTF8VAL_WHOLE_MAX		64
+#define utf8val_arch_whole		utf8val_avx512_whole
 
 /*
  * The name, the blocks function, the length below which the DFA alone is
  * faster, below which ASCII words go first (AVX-512 skips ASCII 256 bytes
- * a step from the start: no words first), and up to which one call
- * checks it all, whatever the bytes (AVX-512: one masked block), with
- * the function that does it when nothing is counted; the newline counter.
+ * a step from the start: no words first); the newline counter.
  */
 #define UTF8VAL_ARCH_IMPLS						\
 	[UTF8VAL_PATH_AVX2] = { "avx2", utf8val_avx2_blocks, 96, 256,	\
 				.newlines = utf8val_avx2_newlines },	\
 	[UTF8VAL_PATH_AVX512] = { "avx512", utf8val_avx512_blocks, 16, 0,	\
-				  UTF8VAL_AVX512_WHOLE_MAX,		\
-				  utf8val_avx512_whole,			\
 				  .newlines = utf8val_avx512_newlines },
 
 /*
