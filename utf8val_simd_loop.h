@@ -27,7 +27,9 @@
  *   bool vec_ascii(vec_block b)                   whether all below 0x80
  *   size_t vec_ascii_run(const u8 *s, size_t i, size_t to)
  *                    @i + 64 k, where k whole blocks from @i are ASCII
- *                    (it may stop short of the last: the loop goes on)
+ *                    (it may stop short of the last: the loop goes on);
+ *                    where 128 bytes or more are left, the block there
+ *                    is not ASCII (the loop checks it without a test)
  *   void vec_carry_before(const vec_consts *k, struct vec_carry *c,
  *                         const u8 *s, size_t i)
  *                    the carry of the bytes before @i (none if fewer than
@@ -72,7 +74,10 @@ static __always_inline size_t vec_block_loop(const u8 *s, size_t from,
 			i = vec_ascii_run(s, i + 64, to);
 			count += i - run;
 			vec_carry_ascii(&carry, s, i);
-			continue;
+			/* fewer left: it may have stopped for the end */
+			if (to - i < 128)
+				continue;
+			b = vec_load(s, i);
 		}
 		if (!vec_check(&k, &carry, b, s, i))
 			goto out;

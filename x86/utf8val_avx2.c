@@ -165,19 +165,26 @@ static __always_inline bool vec_ascii(vec_block b)
 	return !_mm256_movemask_epi8(_mm256_or_si256(b.a, b.b));
 }
 
-static inline bool ascii128(const u8 *p)
-{
-	__m256i lo = _mm256_or_si256(load32(p), load32(p + 32));
-	__m256i hi = _mm256_or_si256(load32(p + 64), load32(p + 96));
-
-	return !_mm256_movemask_epi8(_mm256_or_si256(lo, hi));
-}
-
-/* 128 bytes a step: past the first block, ASCII tends to go on */
+/*
+ * 128 bytes a step: past the first block, ASCII tends to go on. A step
+ * that fails still takes its first block if that one is ASCII, so that
+ * the block loop checks the other at once (a branch: an index chosen
+ * without one made the next step's loads wait for these).
+ */
 static __always_inline size_t vec_ascii_run(const u8 *s, size_t i, size_t to)
 {
-	while (to - i >= 128 && ascii128(s + i))
+	while (to - i >= 128) {
+		__m256i lo = _mm256_or_si256(load32(s + i), load32(s + i + 32));
+		__m256i hi = _mm256_or_si256(load32(s + i + 64),
+					     load32(s + i + 96));
+
+		if (_mm256_movemask_epi8(_mm256_or_si256(lo, hi))) {
+			if (!_mm256_movemask_epi8(lo))
+				i += 64;
+			break;
+		}
 		i += 128;
+	}
 	return i;
 }
 
