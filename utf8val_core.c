@@ -553,16 +553,20 @@ static __always_inline size_t simd_prefix(utf8val_blocks_fn blocks,
 	return at == len ? len : simd_stopped(s, at, chars);
 }
 
-/* Whether a whole short input is valid, by utf8val_arch_whole(). */
-static __always_inline bool simd_whole(const u8 *s, size_t len)
+/*
+ * Whether a whole short input is valid, by utf8val_arch_whole() of
+ * @path (checks_whole()'s); by its blocks() where a section needs a save
+ * area (it goes out of line: see simd_prefix()), or where the
+ * architecture has no whole(), which checks_whole() never lets here.
+ */
+static __always_inline bool simd_whole(enum utf8val_path path, const u8 *s,
+				       size_t len)
 {
 	bool ok;
 
 	UTF8VAL_SIMD_SAVE_AREA;
-	/* (a section with a save area goes out of line: see simd_prefix()) */
-	if (UTF8VAL_SIMD_SAVE_AREA_SIZE)
-		return simd_prefix(simd_impls[UTF8VAL_WHOLE_PATH].blocks, s,
-				   len, NULL) == len;
+	if (UTF8VAL_SIMD_SAVE_AREA_SIZE || !UTF8VAL_WHOLE_MAX)
+		return simd_prefix(simd_impls[path].blocks, s, len, NULL) == len;
 	utf8val_simd_begin();
 	ok = utf8val_arch_whole(s, len);
 	utf8val_simd_end();
@@ -623,11 +627,12 @@ static __always_inline bool short_ascii(const u8 *s, size_t len)
 
 /*
  * Whether the 8 to 16 bytes at @s are ASCII, which the first and last
- * words hold all of: false from 17 bytes, without a branch on @len.
+ * words hold all of: false from 17 bytes. One test of bits, which GCC
+ * makes without a branch on @len.
  */
 static __always_inline bool short_pair_ascii(const u8 *s, size_t len)
 {
-	return (len <= 16) & !((load64(s) | load64(s + len - 8)) & HIGH_BITS);
+	return !(((load64(s) | load64(s + len - 8)) & HIGH_BITS) | (len > 16));
 }
 
 /*
@@ -640,10 +645,13 @@ static __always_inline bool short_words_ascii(const u8 *s, size_t len)
 	       short_ascii(s, len);
 }
 
-/* Whether @path checks a whole input of @len bytes at once, here. */
+/*
+ * Whether @path checks a whole input of @len bytes at once, here (the
+ * length first: constant where no path has a whole()).
+ */
 static __always_inline bool checks_whole(enum utf8val_path path, size_t len)
 {
-	return path == UTF8VAL_WHOLE_PATH && len <= UTF8VAL_WHOLE_MAX &&
+	return len <= UTF8VAL_WHOLE_MAX && path == UTF8VAL_WHOLE_PATH &&
 	       utf8val_simd_usable();
 }
 
@@ -693,7 +701,7 @@ static __always_inline size_t prefix_on(const u64 *tbl, const u8 *s,
 		if (checks_whole(path, len)) {
 			n = chars ? simd_prefix(impl->blocks, s, len,
 						&simd_chars) :
-				    (simd_whole(s, len) ? len : 0);
+				    (simd_whole(path, s, len) ? len : 0);
 			goto rest;
 		}
 	}
@@ -1602,10 +1610,15 @@ bool utf8val_check(const void *buf, size_t len)
 	 */
 	if (len - 8 > 56)
 		return check_long(buf, len);
-	if (checks_whole(call_path(dfa_strict, len), len)) {
-		if (short_pair_ascii(buf, len))
-			return true;
-		return simd_whole(buf, len);
+	/* (the path is read only where one has a whole()) */
+	if (len <= UTF8VAL_WHOLE_MAX) {
+		enum utf8val_path path = call_path(dfa_strict, len);
+
+		if (checks_whole(path, len)) {
+			if (short_pair_ascii(buf, len))
+				return true;
+			return simd_whole(path, buf, len);
+		}
 	}
 	if (short_words_ascii(buf, len))
 		return true;

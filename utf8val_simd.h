@@ -119,7 +119,10 @@ struct utf8val_simd_impl {
  */
 #include "utf8val_arch.h"
 
-/* No path checks a whole input in one call: no length is short enough. */
+/*
+ * No path checks a whole input in one call: no length is short enough
+ * (checks_whole()), and simd_whole() would take blocks().
+ */
 #ifndef UTF8VAL_WHOLE_PATH
 #define UTF8VAL_WHOLE_PATH		UTF8VAL_PATH_SCALAR
 #define UTF8VAL_WHOLE_MAX		0

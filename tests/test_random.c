@@ -277,9 +277,10 @@ static unsigned long across_a_section(void)
 /*
  * Each bad sequence, and each character at a bound of the rules, at every
  * position of ASCII text of every length from 1 to 72 bytes, cut short
- * where the text ends: where utf8val_check() answers from one vector
- * block (up to 64 bytes, AVX-512's whole()) or from the words alone,
- * and just past them.
+ * where the text ends, and that text alone (every value from 0x00 to
+ * 0x7f): where utf8val_check() answers from one vector block (up to 64
+ * bytes, AVX-512's whole(), which ASCII leaves early) or from the words
+ * alone, and just past them.
  */
 #define SHORT_MAX	72
 
@@ -295,6 +296,9 @@ static unsigned long short_planted(void)
 	unsigned long bad = 0;
 
 	for (size_t len = 1; len <= SHORT_MAX; len++) {
+		for (size_t i = 0; i < len; i++)
+			buf[i] = (u8)((len * 7 + i) & 0x7f);
+		bad += !compare_all(buf, len, 0, 0, NULL);
 		for (size_t k = 0; k < NSNIPPETS + ARRAY_SIZE(bounds); k++) {
 			const u8 *snip = k < NSNIPPETS ? bad_snippets[k] :
 					 bounds[k - NSNIPPETS];
@@ -341,7 +345,7 @@ int main(void)
 			   all_flags_said(), bad);
 	}
 	bad = short_planted();
-	tap_result(!bad, "%zu ill-formed sequences and 7 characters at the rules' bounds at every position of every length up to %u bytes, cut short by the end, every path: %lu mismatches",
+	tap_result(!bad, "ASCII alone, and %zu ill-formed sequences and 7 characters at the rules' bounds at every position in it, every length up to %u bytes, cut short by the end, every path: %lu mismatches",
 		   NSNIPPETS, SHORT_MAX, bad);
 	bad = past_a_section();
 	tap_result(!bad, "strict text ending just past a 16 KiB vector section, every path: %lu mismatches",
