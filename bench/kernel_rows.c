@@ -7,6 +7,11 @@
  *   stream/one-shot  1 MiB fed to the stream API in 4 KiB chunks, as
  *                    /dev/utf8val's write() feeds its bounce page, beside
  *                    one utf8val_validate() call: throughput ratio
+ *   blocks/one-shot  the bound of a feed in 4 KiB: the path's vector
+ *                    code alone, called as the stream calls it (from a
+ *                    chunk's start, as the end of the input) on chunks
+ *                    of the same bytes cut back to a character boundary
+ *                    near 4 KiB, beside one call
  *   device/one-shot  the same with the rest of what write() does a page:
  *                    the copy into the bounce page (copy_from_user() is
  *                    a memcpy() once the page is there) and the lines of
@@ -130,6 +135,37 @@ static double time_stream(const u8 *t, size_t len)
 					    len - at < CHUNK ? len - at : CHUNK);
 		utf8val_stream_result(&st, &res);
 		sink += res.valid_up_to + res.chars;
+	}
+	return (now() - t0) / REPS;
+}
+
+/* The paths' vector code, as the core has it. */
+static const struct utf8val_simd_impl impls[NR_UTF8VAL_PATHS] = {
+	[UTF8VAL_PATH_SCALAR] = { "scalar" },
+	UTF8VAL_ARCH_IMPLS
+};
+
+/* @path's blocks() alone, a call per CHUNK or so; 0 where it has none. */
+static double time_blocks(int path, const u8 *t, size_t len)
+{
+	utf8val_blocks_fn blocks = impls[path].blocks;
+	double t0 = now();
+	UTF8VAL_SIMD_SAVE_AREA;
+
+	if (!blocks)
+		return 0;
+	for (int r = 0; r < REPS; r++) {
+		u64 chars = 0;
+
+		for (size_t at = 0, to; at < len; at = to) {
+			to = len - at < CHUNK ? len : at + CHUNK;
+			while (to < len && (t[to] & 0xc0) == 0x80)
+				to--;
+			utf8val_simd_begin();
+			sink += blocks(t + at, 0, to - at, true, &chars);
+			utf8val_simd_end();
+		}
+		sink += chars;
 	}
 	return (now() - t0) / REPS;
 }
@@ -341,15 +377,17 @@ int main(int argc, char **argv)
 		sets[d].bad[sets[d].len - 1] = 0xff;
 	}
 
-	printf("%-27s %-7s %9s %9s %8s %9s %8s %6s   %9s %9s %8s\n",
+	printf("%-27s %-7s %9s %9s %8s %7s %9s %8s %6s   %9s %9s %8s\n",
 	       "dataset (1 MiB)", "path", "one-shot", "4K-chunks", "ratio",
-	       "device", "ratio", "bound", "valid", "error", "ratio");
-	printf("%-27s %-7s %9s %9s %8s %9s %8s %6s   %9s %9s %8s\n", "", "",
-	       "GB/s", "GB/s", ">=0.90", "GB/s", ">=0.90", "copy", "us",
-	       "us", "<=1.15");
+	       "bound", "device", "ratio", "bound", "valid", "error", "ratio");
+	printf("%-27s %-7s %9s %9s %8s %7s %9s %8s %6s   %9s %9s %8s\n", "", "",
+	       "GB/s", "GB/s", ">=0.90", "blocks", "GB/s", ">=0.90", "copy",
+	       "us", "us", "<=1.15");
 	for (int d = 0; d < nsets; d++) {
 		for (int path = 0; path < NR_UTF8VAL_PATHS; path++) {
 			double one = 1e9, chunks = 1e9, dev = 1e9, copy = 1e9;
+			double blk = 1e9;
+			char bound[16] = "-";
 			double ok = 1e9, bad = 1e9;
 			size_t len = sets[d].len;
 
@@ -362,6 +400,8 @@ int main(int argc, char **argv)
 				one = x < one ? x : one;
 				x = time_stream(sets[d].t, len);
 				chunks = x < chunks ? x : chunks;
+				x = time_blocks(path, sets[d].t, len);
+				blk = x < blk ? x : blk;
 				x = time_device(sets[d].t, len);
 				dev = x < dev ? x : dev;
 				x = time_copy(sets[d].t, len);
@@ -371,10 +411,14 @@ int main(int argc, char **argv)
 				x = time_validate(sets[d].bad, len);
 				bad = x < bad ? x : bad;
 			}
-			printf("%-27s %-7s %9.2f %9.2f %7.2f%s %9.2f %7.2f%s %6.2f   %9.1f %9.1f %7.2f%s\n",
+			if (blk)
+				snprintf(bound, sizeof(bound), "%.2f",
+					 one / blk);
+			printf("%-27s %-7s %9.2f %9.2f %7.2f%s %7s %9.2f %7.2f%s %6.2f   %9.1f %9.1f %7.2f%s\n",
 			       sets[d].name, utf8val_path_name(path),
 			       len / one / 1e9, len / chunks / 1e9,
 			       one / chunks, one / chunks >= 0.9 ? " " : "!",
+			       bound,
 			       len / dev / 1e9, one / dev,
 			       one / dev >= 0.9 ? " " : "!",
 			       one / (one + copy),
