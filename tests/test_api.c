@@ -207,6 +207,93 @@ static void test_stream_semantics(void)
 	tap_result(ok, "stream: verdict mid-way, sticky error, unknown flags");
 }
 
+/*
+ * Feed @buf in two pieces, cut at @cut, and compare the verdict with the
+ * reference's on the whole; prints the first few that differ.
+ */
+static bool stream_in_two(const u8 *buf, size_t len, size_t cut,
+			  const char *what, int path)
+{
+	static int shown;
+	struct utf8val_stream st;
+	struct utf8val_result want, got;
+
+	ref_validate(buf, len, 0, &want);
+	utf8val_stream_init(&st, 0);
+	utf8val_stream_feed(&st, buf, cut);
+	utf8val_stream_feed(&st, buf + cut, len - cut);
+	utf8val_stream_result(&st, &got);
+	if (got.error == want.error && got.valid_up_to == want.valid_up_to &&
+	    got.chars == want.chars && got.error_len == want.error_len)
+		return true;
+	if (shown++ < 5) {
+		printf("# %s, %zu + %zu bytes, %s path\n", what, cut, len - cut,
+		       utf8val_path_name(path));
+		print_result("reference", &want);
+		print_result("stream", &got);
+	}
+	return false;
+}
+
+/*
+ * A long chunk that ends in ASCII is taken by the vector blocks at once,
+ * unless a character is open before it; the general feed takes over
+ * where the blocks stop at an error. Lengths about the paths' thresholds
+ * (256 bytes: AVX2's ASCII words first; 4 KiB: the kernel's vector
+ * paths; 16 KiB: a vector section), on every path the CPU has.
+ */
+static void test_stream_long_chunks(void)
+{
+	static const size_t lens[] = { 255, 256, 257, 4095, 4096, 4097,
+				       16384, 16385, 20000 };
+	const size_t max = 20000 + 8;
+	u8 *buf = malloc(max);
+	unsigned long wrong = 0, fed = 0;
+
+	for (int path = 0; path < NR_UTF8VAL_PATHS; path++) {
+		if ((int)utf8val_simd_select(path) != path)
+			continue;
+		for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+			const size_t n = lens[i];
+			const size_t at[] = { 0, 1, n / 2, n - 2 };
+
+			/* a character left open, then ASCII */
+			memcpy(buf, "ab\xe2", 3);
+			memset(buf + 3, 'a', n);
+			wrong += !stream_in_two(buf, n + 3, 3, "open, then ASCII",
+						path);
+			/* its last byte after the ASCII, then more */
+			memcpy(buf + 3, "\x82\xac", 2);
+			wrong += !stream_in_two(buf, n + 3, 4,
+						"open, then its last byte",
+						path);
+			/* valid with a character inside, counted */
+			memset(buf, 'a', n);
+			memcpy(buf + n / 2, "\xf0\x9f\x98\x80", 4);
+			wrong += !stream_in_two(buf, n, n, "valid", path);
+			wrong += !stream_in_two(buf, n + 0, n / 3, "valid, cut",
+						path);
+			/* an error, at the start, inside, near the end */
+			for (size_t k = 0; k < 4; k++) {
+				memset(buf, 'a', n);
+				buf[at[k]] = at[k] & 1 ? 0xff : 0x82;
+				wrong += !stream_in_two(buf, n, n, "an error",
+							path);
+				memset(buf + n, 'b', 8);
+				wrong += !stream_in_two(buf, n + 8, n,
+							"an error, then more",
+							path);
+			}
+			fed += 12;
+		}
+	}
+	utf8val_simd_select(-1);
+	free(buf);
+	tap_result(!wrong && fed,
+		   "stream: long chunks after an open character, valid, with an error, every path (%lu fed, %lu wrong)",
+		   fed, wrong);
+}
+
 /* Offsets and counts are 64-bit everywhere, also on 32-bit builds. */
 static void test_stream_past_4gib(void)
 {
@@ -249,6 +336,7 @@ int main(void)
 	test_encode_refusals();
 	test_error_names();
 	test_stream_semantics();
+	test_stream_long_chunks();
 	test_stream_past_4gib();
 	return tap_finish();
 }
