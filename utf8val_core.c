@@ -1408,21 +1408,17 @@ static __always_inline void stream_feed_dfa(struct utf8val_stream *st,
 }
 
 /*
- * Whether a chunk of @len bytes at @s goes to @path's blocks at once
+ * Whether a chunk of @len bytes at @s may go to the blocks at once
  * (stream_feed_blocks()): a strict stream between characters, a chunk
  * that ends in ASCII (the general feed opens a character that one ends
  * inside; the blocks would refuse it, so the test only spares them), and
- * lengths that prefix_on() would hand the blocks whole.
+ * longer than prefix_on() tests by words. The path decides the rest.
  */
-static __always_inline bool stream_blocks_take(const struct utf8val_stream *st,
-					       const u8 *s, size_t len,
-					       enum utf8val_path path)
+static __always_inline bool stream_blocks_may(const struct utf8val_stream *st,
+					      const u8 *s, size_t len)
 {
-	const struct utf8val_simd_impl *impl = &simd_impls[path];
-
 	return len > WORDS_FIRST_MAX && !(st->flags | st->seen) &&
-	       s[len - 1] < 0x80 && len >= impl->ascii_first &&
-	       blocks_take(impl, path, len);
+	       s[len - 1] < 0x80;
 }
 
 /*
@@ -1492,12 +1488,17 @@ static noinline enum utf8val_error stream_feed(struct utf8val_stream *st,
 enum utf8val_error utf8val_stream_feed(struct utf8val_stream *st,
 				       const void *buf, size_t len)
 {
-	const enum utf8val_path path = call_path(dfa_strict, len);
+	enum utf8val_path path;
 
 	if (st->error)
 		return st->error;
-	if (stream_blocks_take(st, buf, len, path))
-		return stream_feed_blocks(st, buf, len, path);
+	/* (the path read only for a chunk that may take it) */
+	if (stream_blocks_may(st, buf, len)) {
+		path = call_path(dfa_strict, len);
+		if (len >= simd_impls[path].ascii_first &&
+		    blocks_take(&simd_impls[path], path, len))
+			return stream_feed_blocks(st, buf, len, path);
+	}
 	return stream_feed(st, buf, len);
 }
 
