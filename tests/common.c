@@ -86,6 +86,17 @@ static bool stream_pieces(const u8 *buf, size_t len, unsigned int flags,
 	return true;
 }
 
+bool compare_stream_cut(const u8 *buf, size_t len, size_t cut)
+{
+	const size_t cuts[2] = { cut, len };
+	struct utf8val_result want;
+
+	ref_validate(buf, len, 0, &want);
+	path_tried = utf8val_simd_path();
+	return stream_pieces(buf, len, 0, cuts, 2, &want,
+			     "stream, cut in two");
+}
+
 static bool compare_decode(const u8 *buf, size_t len, unsigned int flags,
 			   const struct utf8val_result *want)
 {

@@ -45,6 +45,11 @@ bool compare_all(const u8 *buf, size_t len, unsigned int flags,
  */
 bool compare_replace(const u8 *buf, size_t len, unsigned int flags,
 		     struct rng *rng);
+/*
+ * The stream fed @buf (strict) in two pieces, cut at @cut, against
+ * ref_validate() on the whole, on the path set now.
+ */
+bool compare_stream_cut(const u8 *buf, size_t len, size_t cut);
 /* Mismatches reported so far (diagnostics stop after a few). */
 extern unsigned long compare_failures;
 

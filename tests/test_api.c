@@ -208,34 +208,6 @@ static void test_stream_semantics(void)
 }
 
 /*
- * Feed @buf in two pieces, cut at @cut, and compare the verdict with the
- * reference's on the whole; prints the first few that differ.
- */
-static bool stream_in_two(const u8 *buf, size_t len, size_t cut,
-			  const char *what, int path)
-{
-	static int shown;
-	struct utf8val_stream st;
-	struct utf8val_result want, got;
-
-	ref_validate(buf, len, 0, &want);
-	utf8val_stream_init(&st, 0);
-	utf8val_stream_feed(&st, buf, cut);
-	utf8val_stream_feed(&st, buf + cut, len - cut);
-	utf8val_stream_result(&st, &got);
-	if (got.error == want.error && got.valid_up_to == want.valid_up_to &&
-	    got.chars == want.chars && got.error_len == want.error_len)
-		return true;
-	if (shown++ < 5) {
-		printf("# %s, %zu + %zu bytes, %s path\n", what, cut, len - cut,
-		       utf8val_path_name(path));
-		print_result("reference", &want);
-		print_result("stream", &got);
-	}
-	return false;
-}
-
-/*
  * A long chunk that ends in ASCII is taken by the vector blocks at once,
  * unless a character is open before it; the general feed takes over
  * where the blocks stop at an error. Lengths about the paths' thresholds
@@ -260,29 +232,22 @@ static void test_stream_long_chunks(void)
 			/* a character left open, then ASCII */
 			memcpy(buf, "ab\xe2", 3);
 			memset(buf + 3, 'a', n);
-			wrong += !stream_in_two(buf, n + 3, 3, "open, then ASCII",
-						path);
+			wrong += !compare_stream_cut(buf, n + 3, 3);
 			/* its last byte after the ASCII, then more */
 			memcpy(buf + 3, "\x82\xac", 2);
-			wrong += !stream_in_two(buf, n + 3, 4,
-						"open, then its last byte",
-						path);
+			wrong += !compare_stream_cut(buf, n + 3, 4);
 			/* valid with a character inside, counted */
 			memset(buf, 'a', n);
 			memcpy(buf + n / 2, "\xf0\x9f\x98\x80", 4);
-			wrong += !stream_in_two(buf, n, n, "valid", path);
-			wrong += !stream_in_two(buf, n + 0, n / 3, "valid, cut",
-						path);
+			wrong += !compare_stream_cut(buf, n, n);
+			wrong += !compare_stream_cut(buf, n, n / 3);
 			/* an error, at the start, inside, near the end */
 			for (size_t k = 0; k < 4; k++) {
 				memset(buf, 'a', n);
 				buf[at[k]] = at[k] & 1 ? 0xff : 0x82;
-				wrong += !stream_in_two(buf, n, n, "an error",
-							path);
+				wrong += !compare_stream_cut(buf, n, n);
 				memset(buf + n, 'b', 8);
-				wrong += !stream_in_two(buf, n + 8, n,
-							"an error, then more",
-							path);
+				wrong += !compare_stream_cut(buf, n + 8, n);
 			}
 			fed += 12;
 		}
