@@ -73,16 +73,36 @@ static void columns(struct rng *r)
 	tap_result(!bad, "display_column: 20000 texts of known width: %lu wrong", bad);
 }
 
+/* count_newlines()'s copies: each the CPU has, and the baseline */
+static struct {
+	const char *name;
+	unsigned long long (*count)(const unsigned char *s, size_t n);
+	bool here;
+} counters[] = {
+	{ "16 bytes a step", newlines16, true },
+#ifdef __x86_64__
+	{ "AVX2", newlines_avx2, false },
+	{ "AVX-512BW", newlines_avx512, false },
+#endif
+};
+
+/* (past 255 steps of 128 bytes: a byte counter would wrap) */
+#define NEWLINES_MAX	(80 << 10)
+
 static void newlines(struct rng *r)
 {
-	/* (past 255 rounds of 32 bytes: a byte counter would wrap) */
-	static unsigned char t[5 * TEXT_MAX + 16];
-	unsigned long bad = 0, i;
-	size_t j;
+	static unsigned char t[NEWLINES_MAX + 16];
+	unsigned long bad[ARRAY_SIZE(counters)] = { 0 }, wrong = 0, i;
+	size_t j, k;
 
-	/* any bytes, at any alignment; some all newlines */
+#ifdef __x86_64__
+	counters[1].here = __builtin_cpu_supports("avx2");
+	counters[2].here = __builtin_cpu_supports("avx512bw");
+#endif
+	/* any bytes, at any alignment; some all newlines, some long */
 	for (i = 0; i < 5000; i++) {
-		size_t at = rng_below(r, 16), len = rng_below(r, 5 * TEXT_MAX);
+		size_t at = rng_below(r, 16);
+		size_t len = rng_below(r, i % 50 ? 5 * TEXT_MAX : NEWLINES_MAX);
 		unsigned long long want = 0;
 		int density = rng_below(r, 4);
 
@@ -92,13 +112,21 @@ static void newlines(struct rng *r)
 				t[at + j] = '\n';
 			want += t[at + j] == '\n';
 		}
-		/* the copy the CPU chooses, and the one it leaves */
-		if (count_newlines(t + at, len) != want ||
-		    newlines16(t + at, len) != want)
-			bad++;
+		/* the copy the CPU chooses, and every one it has */
+		wrong += count_newlines(t + at, len) != want;
+		for (k = 0; k < ARRAY_SIZE(counters); k++)
+			if (counters[k].here)
+				bad[k] += counters[k].count(t + at, len) != want;
 	}
-	tap_result(!bad, "count_newlines, 16 bytes a step too: 5000 random buffers: %lu wrong",
-		   bad);
+	tap_result(!wrong, "count_newlines: 5000 random buffers: %lu wrong",
+		   wrong);
+	for (k = 0; k < ARRAY_SIZE(counters); k++)
+		if (counters[k].here)
+			tap_result(!bad[k], "count_newlines, %s: the same buffers: %lu wrong",
+				   counters[k].name, bad[k]);
+		else
+			tap_result(true, "count_newlines, %s # SKIP not on this CPU",
+				   counters[k].name);
 }
 
 static void open_tails(struct rng *r)
