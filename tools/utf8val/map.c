@@ -3,7 +3,8 @@
  * The valid text at the start of a regular file is checked a window at a
  * time, and a big file's two halves at once where there are two CPUs.
  * Each window's text is had one of two ways, whichever the machine shows
- * to be faster (window_source()):
+ * to be faster (window_source()), mapping judged again as it goes
+ * (window_judge()):
  *
  * - mapped where the page cache holds it, with no copy: on an Intel Xeon
  *   (2 vCPUs, a VM), mapped halves took 0.6 to 0.8 times as long as
@@ -339,15 +340,14 @@ static unsigned long long now_ns(void)
  * How the next window is had: as chosen for the process, or while it is
  * not, by measuring. A part's first window is read, to warm up (the first
  * took 4 times as long as the next); its second is read and its third
- * mapped, each timed, and the faster is chosen (only whole windows are
- * timed: a short one's system calls are most of its time). A part too
- * short to measure is read: where mapping is the faster, it was by 10 to
- * 20 %; where reading is, by 4 times. One sample of each: where the two
- * are near, either answer holds (a file not in the page cache times its
- * disk, and the first to measure chooses for the process). A second half
- * measures at the same time, and a later part again while none has
- * chosen. @windows: how many the part took so far; @whole: whether the
- * next is a whole window.
+ * mapped, each timed, and the mapped one is held against the fastest
+ * window read so far, by any part (only whole windows are timed: a short
+ * one's system calls are most of its time). A part too short to measure
+ * is read: where mapping is the faster, it was by 10 to 20 %; where
+ * reading is, by 4 times. A second half measures at the same time, and
+ * a later part again while none has chosen. Mapping, once chosen, is
+ * judged again on every window (window_judge()). @windows: how many the
+ * part took so far; @whole: whether the next is a whole window.
  */
 static enum window_source window_source(unsigned int windows, bool whole)
 {
@@ -357,6 +357,46 @@ static enum window_source window_source(unsigned int windows, bool whole)
 	if (how != SOURCE_UNKNOWN)
 		return how;
 	return windows == 2 && whole ? SOURCE_MAP : SOURCE_READ;
+}
+
+/* The fastest whole window each way so far, in ns, 0 if none (atomic). */
+static unsigned long long window_best[SOURCE_READ + 1];
+
+/*
+ * Weigh a whole window, not a part's first, that took @t ns @how, while
+ * the choice is not forced. Mapping, chosen, goes back to reading after
+ * two mapped windows in a row that took a quarter longer than the fastest
+ * read: a file's pages need not map alike. On an AMD EPYC (Zen 5, a VM)
+ * a 256 MiB file in the page cache mapped 2 MiB windows in about 0.2 ms
+ * in one half, where its large folios were, and 1.2 to 1.8 ms in the
+ * other; a window read took 0.16 to 0.24 ms in both. The half that
+ * measured first chose mapping for both, and the file took twice as long
+ * as read() alone. @slow: the part's mapped windows in a row that were
+ * slow.
+ */
+static void window_judge(enum window_source how, unsigned long long t,
+			 unsigned int *slow)
+{
+	unsigned long long best = __atomic_load_n(&window_best[how],
+						  __ATOMIC_RELAXED), read;
+	enum window_source chosen;
+
+	while ((!best || t < best) &&
+	       !__atomic_compare_exchange_n(&window_best[how], &best, t, true,
+					    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+	read = __atomic_load_n(&window_best[SOURCE_READ], __ATOMIC_RELAXED);
+	chosen = __atomic_load_n(&window_chosen, __ATOMIC_RELAXED);
+	if (how != SOURCE_MAP || !read || chosen == SOURCE_READ)
+		return;
+	if (chosen == SOURCE_UNKNOWN) {
+		__atomic_store_n(&window_chosen, read < t ? SOURCE_READ :
+					SOURCE_MAP, __ATOMIC_RELAXED);
+		return;
+	}
+	*slow = t > read + read / 4 ? *slow + 1 : 0;
+	if (*slow >= 2)
+		__atomic_store_n(&window_chosen, SOURCE_READ, __ATOMIC_RELAXED);
 }
 
 /*
@@ -370,8 +410,7 @@ static __attribute__((noinline)) void map_windows(struct map_part *p)
 	const struct input *in = p->in;
 	const unsigned long long size = in->end - in->start;
 	unsigned long long base = p->from, chars = p->chars, to, t;
-	unsigned long long ns[SOURCE_READ + 1] = { 0 };	/* a window's */
-	unsigned int flags = in->opt->flags, windows = 0;
+	unsigned int flags = in->opt->flags, windows = 0, slow = 0;
 	enum window_source how;
 	struct utf8val_stream st;
 	struct utf8val_result r;
@@ -429,16 +468,8 @@ static __attribute__((noinline)) void map_windows(struct map_part *p)
 		if (!valid)
 			return;	/* read() reports it */
 		/* (a window taken whole: one an error cut short says nothing) */
-		if (windows++ && to - p->done == MAP_WINDOW &&
-		    __atomic_load_n(&window_chosen, __ATOMIC_RELAXED) ==
-		    SOURCE_UNKNOWN) {
-			ns[how] = t;
-			if (how == SOURCE_MAP && ns[SOURCE_READ])
-				__atomic_store_n(&window_chosen,
-						 ns[SOURCE_READ] < ns[SOURCE_MAP] ?
-						 SOURCE_READ : SOURCE_MAP,
-						 __ATOMIC_RELAXED);
-		}
+		if (windows++ && to - p->done == MAP_WINDOW && !window_forced)
+			window_judge(how, t, &slow);
 		p->from = base + r.valid_up_to;
 		p->chars = chars + r.chars;
 		p->edge_len = keep_last(p->edge, MAP_EDGE, p->edge_len, w.tail,
