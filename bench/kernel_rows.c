@@ -352,7 +352,7 @@ int main(int argc, char **argv)
 		"rfc3629-en-ja.txt", "web-zh-rfc3629.txt",
 		"linux-6.12-MAINTAINERS.txt", "iso-codes-3166-2.json",
 	};
-	struct { const char *name; u8 *t, *bad; size_t len; } sets[8];
+	struct { const char *name; u8 *t; size_t len; } sets[8];
 	int nsets = 0, rounds = argc > 2 ? atoi(argv[2]) : 15;
 
 	sets[nsets].name = "ascii";
@@ -370,13 +370,6 @@ int main(int argc, char **argv)
 		}
 		sets[nsets++].name = names[i];
 	}
-	for (int d = 0; d < nsets; d++) {
-		/* the last character made ill-formed: its last byte is FF */
-		sets[d].bad = malloc(sets[d].len);
-		memcpy(sets[d].bad, sets[d].t, sets[d].len);
-		sets[d].bad[sets[d].len - 1] = 0xff;
-	}
-
 	printf("%-27s %-7s %9s %9s %8s %7s %9s %8s %6s   %9s %9s %8s\n",
 	       "dataset (1 MiB)", "path", "one-shot", "4K-chunks", "ratio",
 	       "bound", "device", "ratio", "bound", "valid", "error", "ratio");
@@ -395,6 +388,7 @@ int main(int argc, char **argv)
 				continue;
 			for (int r = 0; r < rounds; r++) {
 				double x;
+				u8 last;
 
 				x = time_validate(sets[d].t, len);
 				one = x < one ? x : one;
@@ -408,7 +402,16 @@ int main(int argc, char **argv)
 				copy = x < copy ? x : copy;
 				x = time_validate(sets[d].t, len);
 				ok = x < ok ? x : ok;
-				x = time_validate(sets[d].bad, len);
+				/*
+				 * The same bytes, as warm, with the last
+				 * character made ill-formed (its last byte FF):
+				 * a copy elsewhere came from farther in the
+				 * cache, 1.2 times as slow on ASCII.
+				 */
+				last = sets[d].t[len - 1];
+				sets[d].t[len - 1] = 0xff;
+				x = time_validate(sets[d].t, len);
+				sets[d].t[len - 1] = last;
 				bad = x < bad ? x : bad;
 			}
 			if (blk)
