@@ -11,7 +11,9 @@
  *                    code alone, called as the stream calls it (from a
  *                    chunk's start, as the end of the input) on chunks
  *                    of the same bytes cut back to a character boundary
- *                    near 4 KiB, beside one call
+ *                    near 4 KiB, beside one call; on the scalar path, a
+ *                    utf8val_validate() of each such chunk (its lanes
+ *                    with no stream around them)
  *   device/one-shot  the same with the rest of what write() does a page:
  *                    the copy into the bounce page (copy_from_user() is
  *                    a memcpy() once the page is there) and the lines of
@@ -145,15 +147,18 @@ static const struct utf8val_simd_impl impls[NR_UTF8VAL_PATHS] = {
 	UTF8VAL_ARCH_IMPLS
 };
 
-/* @path's blocks() alone, a call per CHUNK or so; 0 where it has none. */
+/*
+ * @path's blocks() alone, a call per CHUNK or so; where it has none (the
+ * scalar path, selected), a utf8val_validate() of each such chunk: the
+ * DFA's lanes with no stream around them.
+ */
 static double time_blocks(int path, const u8 *t, size_t len)
 {
 	utf8val_blocks_fn blocks = impls[path].blocks;
+	struct utf8val_result res;
 	double t0 = now();
 	UTF8VAL_SIMD_SAVE_AREA;
 
-	if (!blocks)
-		return 0;
 	for (int r = 0; r < REPS; r++) {
 		u64 chars = 0;
 
@@ -161,6 +166,11 @@ static double time_blocks(int path, const u8 *t, size_t len)
 			to = len - at < CHUNK ? len : at + CHUNK;
 			while (to < len && (t[to] & 0xc0) == 0x80)
 				to--;
+			if (!blocks) {
+				utf8val_validate(t + at, to - at, 0, &res);
+				chars += res.chars;
+				continue;
+			}
 			utf8val_simd_begin();
 			sink += blocks(t + at, 0, to - at, true, &chars);
 			utf8val_simd_end();
@@ -380,7 +390,7 @@ int main(int argc, char **argv)
 		for (int path = 0; path < NR_UTF8VAL_PATHS; path++) {
 			double one = 1e9, chunks = 1e9, dev = 1e9, copy = 1e9;
 			double blk = 1e9;
-			char bound[16] = "-";
+			char bound[16];
 			double ok = 1e9, bad = 1e9;
 			size_t len = sets[d].len;
 
@@ -414,9 +424,7 @@ int main(int argc, char **argv)
 				sets[d].t[len - 1] = last;
 				bad = x < bad ? x : bad;
 			}
-			if (blk)
-				snprintf(bound, sizeof(bound), "%.2f",
-					 one / blk);
+			snprintf(bound, sizeof(bound), "%.2f", one / blk);
 			printf("%-27s %-7s %9.2f %9.2f %7.2f%s %7s %9.2f %7.2f%s %6.2f   %9.1f %9.1f %7.2f%s\n",
 			       sets[d].name, utf8val_path_name(path),
 			       len / one / 1e9, len / chunks / 1e9,
