@@ -3,8 +3,8 @@
  * The valid text at the start of a regular file is checked a window at a
  * time, and a big file's two halves at once where there are two CPUs.
  * Each window's text is had one of two ways, whichever the machine shows
- * to be faster (window_source()), mapping judged again as it goes
- * (window_judge()):
+ * to be faster, each part weighing its own windows as it goes
+ * (window_way()):
  *
  * - mapped where the page cache holds it, with no copy: on an Intel Xeon
  *   (2 vCPUs, a VM), mapped halves took 0.6 to 0.8 times as long as
@@ -29,7 +29,8 @@
  * The only code of the command that maps files or catches SIGBUS; the
  * second half's thread, and the CPUs it runs on, are pool.c's. That
  * thread writes only its struct map_part, its own map_guard and its
- * buffer, and the process's choice of way (atomic: window_chosen); it
+ * buffer, and the process's choice of way and the windows' times that
+ * choose it (atomic: window_chosen, window_seen); it
  * reads the input's descriptor, offsets and flags, which stay as they are
  * until it is joined.
  */
@@ -337,66 +338,138 @@ static unsigned long long now_ns(void)
 }
 
 /*
- * How the next window is had: as chosen for the process, or while it is
- * not, by measuring. A part's first window is read, to warm up (the first
- * took 4 times as long as the next); its second is read and its third
- * mapped, each timed, and the mapped one is held against the fastest
- * window read so far, by any part (only whole windows are timed: a short
- * one's system calls are most of its time). A part too short to measure
- * is read: where mapping is the faster, it was by 10 to 20 %; where
- * reading is, by 4 times. A second half measures at the same time, and
- * a later part again while none has chosen. Mapping, once chosen, is
- * judged again on every window (window_judge()). @windows: how many the
- * part took so far; @whole: whether the next is a whole window.
+ * How a part's windows are had: each part weighs its own (a file's
+ * pages need not map alike: on an AMD EPYC Zen 5 VM, one half of a
+ * 256 MiB file in the page cache mapped its 2 MiB windows in about
+ * 0.2 ms, where its large folios were, and the other in 1.2 to 1.8 ms;
+ * a window read took 0.16 to 0.24 ms in both). Its first window is read,
+ * to warm up (the first took 4 times as long as the next); its second is
+ * read and its third mapped, each timed. From then on the next window
+ * takes the way that took less, by the mean of its last two whole
+ * windows (only whole windows are timed: a short one's system calls are
+ * most of its time), and every WINDOW_PROBE-th window the other way, to
+ * follow a change. Once each way has two windows, the part's own or
+ * any part's, and both of one way's took half as long again as the
+ * other's mean (one window now and then is slow, preempted), the
+ * process settles on the faster: where mapping is the faster, it was by
+ * 10 to 40 %; where reading is, by 4 times. A part too short to measure
+ * is read.
  */
-static enum window_source window_source(unsigned int windows, bool whole)
-{
-	enum window_source how = __atomic_load_n(&window_chosen,
-						 __ATOMIC_RELAXED);
+#define WINDOW_PROBE	8
 
-	if (how != SOURCE_UNKNOWN)
-		return how;
-	return windows == 2 && whole ? SOURCE_MAP : SOURCE_READ;
+/* Whether a way whose window took @slow ns is slow beside @fast ns. */
+static bool window_slower(unsigned long long fast, unsigned long long slow)
+{
+	return slow >= fast + fast / 2;
 }
 
-/* The fastest whole window each way so far, in ns, 0 if none (atomic). */
-static unsigned long long window_best[SOURCE_READ + 1];
+/* Each way's last two whole windows, in ns, the last first (0: none). */
+typedef unsigned long long window_times[SOURCE_READ + 1][2];
+
+struct window_ways {
+	unsigned int windows;		/* taken so far */
+	enum window_source settled;	/* or SOURCE_UNKNOWN */
+	window_times ns;		/* the part's own */
+};
+
+/* every part's, for the process to settle sooner (atomic) */
+static window_times window_seen;
+
+static void window_ways_init(struct window_ways *w)
+{
+	*w = (struct window_ways){
+		.settled = __atomic_load_n(&window_chosen, __ATOMIC_RELAXED),
+	};
+}
 
 /*
- * Weigh a whole window, not a part's first, that took @t ns @how, while
- * the choice is not forced. Mapping, chosen, goes back to reading after
- * two mapped windows in a row that took a quarter longer than the fastest
- * read: a file's pages need not map alike. On an AMD EPYC (Zen 5, a VM)
- * a 256 MiB file in the page cache mapped 2 MiB windows in about 0.2 ms
- * in one half, where its large folios were, and 1.2 to 1.8 ms in the
- * other; a window read took 0.16 to 0.24 ms in both. The half that
- * measured first chose mapping for both, and the file took twice as long
- * as read() alone. @slow: the part's mapped windows in a row that were
- * slow.
+ * What a window @how takes, by @ns (0: nothing yet): the mean of its last
+ * two, or with @least the lower of them.
  */
-static void window_judge(enum window_source how, unsigned long long t,
-			 unsigned int *slow)
+static unsigned long long window_ns(window_times ns, enum window_source how,
+				    bool least)
 {
-	unsigned long long best = __atomic_load_n(&window_best[how],
-						  __ATOMIC_RELAXED), read;
-	enum window_source chosen;
+	const unsigned long long *t = ns[how];
 
-	while ((!best || t < best) &&
-	       !__atomic_compare_exchange_n(&window_best[how], &best, t, true,
-					    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-		;
-	read = __atomic_load_n(&window_best[SOURCE_READ], __ATOMIC_RELAXED);
-	chosen = __atomic_load_n(&window_chosen, __ATOMIC_RELAXED);
-	if (how != SOURCE_MAP || !read || chosen == SOURCE_READ)
+	if (!t[1])
+		return t[0];
+	if (least)
+		return t[1] < t[0] ? t[1] : t[0];
+	return t[0] / 2 + t[1] / 2;
+}
+
+/*
+ * The way @ns settles on, if any: two windows each way, and both of one
+ * way's slower than the other's mean (one window now and then is slow,
+ * preempted; a way slow both times is slow).
+ */
+static enum window_source window_settles(window_times ns)
+{
+	if (!ns[SOURCE_MAP][1] || !ns[SOURCE_READ][1])
+		return SOURCE_UNKNOWN;
+	if (window_slower(window_ns(ns, SOURCE_MAP, false),
+			  window_ns(ns, SOURCE_READ, true)))
+		return SOURCE_MAP;
+	if (window_slower(window_ns(ns, SOURCE_READ, false),
+			  window_ns(ns, SOURCE_MAP, true)))
+		return SOURCE_READ;
+	return SOURCE_UNKNOWN;
+}
+
+/* The way of the next window, @whole if it is a whole one. */
+static enum window_source window_way(struct window_ways *w, bool whole)
+{
+	enum window_source fast, slow;
+
+	if (w->settled == SOURCE_UNKNOWN)	/* (another part settled) */
+		w->settled = __atomic_load_n(&window_chosen,
+					     __ATOMIC_RELAXED);
+	if (w->settled != SOURCE_UNKNOWN)
+		return w->settled;
+	if (w->windows < 2 || !whole)
+		return SOURCE_READ;
+	if (!window_ns(w->ns, SOURCE_MAP, false))
+		return SOURCE_MAP;
+	fast = window_ns(w->ns, SOURCE_MAP, false) <
+	       window_ns(w->ns, SOURCE_READ, false) ? SOURCE_MAP : SOURCE_READ;
+	slow = fast == SOURCE_MAP ? SOURCE_READ : SOURCE_MAP;
+	return w->windows % WINDOW_PROBE ? fast : slow;
+}
+
+/*
+ * A window taken @how in @t ns, @whole if it was: weigh it, by the part's
+ * own windows and by every part's (the two halves of a file measure at
+ * once: between them, two windows each way settle it, as one each did
+ * before).
+ */
+static void window_weigh(struct window_ways *w, enum window_source how,
+			 unsigned long long t, bool whole)
+{
+	enum window_source no = SOURCE_UNKNOWN;
+	window_times seen;
+	int i, j;
+
+	if (!w->windows++ || !whole || w->settled != SOURCE_UNKNOWN)
 		return;
-	if (chosen == SOURCE_UNKNOWN) {
-		__atomic_store_n(&window_chosen, read < t ? SOURCE_READ :
-					SOURCE_MAP, __ATOMIC_RELAXED);
-		return;
+	w->ns[how][1] = w->ns[how][0];
+	w->ns[how][0] = t;
+	__atomic_store_n(&window_seen[how][1],
+			 __atomic_exchange_n(&window_seen[how][0], t,
+					     __ATOMIC_RELAXED),
+			 __ATOMIC_RELAXED);
+	w->settled = window_settles(w->ns);
+	if (w->settled == SOURCE_UNKNOWN) {
+		for (i = SOURCE_MAP; i <= SOURCE_READ; i++)
+			for (j = 0; j < 2; j++)
+				seen[i][j] = __atomic_load_n(&window_seen[i][j],
+							     __ATOMIC_RELAXED);
+		w->settled = window_settles(seen);
 	}
-	*slow = t > read + read / 4 ? *slow + 1 : 0;
-	if (*slow >= 2)
-		__atomic_store_n(&window_chosen, SOURCE_READ, __ATOMIC_RELAXED);
+	/* for the later parts (the first part to settle sets it) */
+	if (w->settled != SOURCE_UNKNOWN)
+		__atomic_compare_exchange_n(&window_chosen, &no, w->settled,
+					    false, __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED);
 }
 
 /*
@@ -410,7 +483,8 @@ static __attribute__((noinline)) void map_windows(struct map_part *p)
 	const struct input *in = p->in;
 	const unsigned long long size = in->end - in->start;
 	unsigned long long base = p->from, chars = p->chars, to, t;
-	unsigned int flags = in->opt->flags, windows = 0, slow = 0;
+	unsigned int flags = in->opt->flags;
+	struct window_ways ways;
 	enum window_source how;
 	struct utf8val_stream st;
 	struct utf8val_result r;
@@ -428,6 +502,7 @@ static __attribute__((noinline)) void map_windows(struct map_part *p)
 		flags &= ~UTF8VAL_REJECT_BOM;
 	utf8val_stream_init(&st, flags);
 	utf8val_stream_feed(&st, open_bytes(p), p->done - p->from);
+	window_ways_init(&ways);
 	while (p->done < p->end &&
 	       !__atomic_load_n(&p->stop, __ATOMIC_RELAXED)) {
 		to = p->end - p->done < MAP_WINDOW ? p->end :
@@ -435,7 +510,7 @@ static __attribute__((noinline)) void map_windows(struct map_part *p)
 		if (fstat(in->fd, &before))
 			return;
 		w = (struct window){ 0 };
-		how = window_source(windows, to - p->done == MAP_WINDOW);
+		how = window_way(&ways, to - p->done == MAP_WINDOW);
 		t = now_ns();
 		had = how == SOURCE_READ ? read_window(p, &base, &st, &w, to) :
 					   map_window(p, &base, &st, &w, to);
@@ -443,6 +518,7 @@ static __attribute__((noinline)) void map_windows(struct map_part *p)
 			/* no mapping to be had (a limit, a file system) */
 			__atomic_store_n(&window_chosen, SOURCE_READ,
 					 __ATOMIC_RELAXED);
+			ways.settled = SOURCE_READ;
 			how = SOURCE_READ;
 			had = read_window(p, &base, &st, &w, to);
 		}
@@ -468,8 +544,7 @@ static __attribute__((noinline)) void map_windows(struct map_part *p)
 		if (!valid)
 			return;	/* read() reports it */
 		/* (a window taken whole: one an error cut short says nothing) */
-		if (windows++ && to - p->done == MAP_WINDOW && !window_forced)
-			window_judge(how, t, &slow);
+		window_weigh(&ways, how, t, to - p->done == MAP_WINDOW);
 		p->from = base + r.valid_up_to;
 		p->chars = chars + r.chars;
 		p->edge_len = keep_last(p->edge, MAP_EDGE, p->edge_len, w.tail,
