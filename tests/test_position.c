@@ -89,9 +89,19 @@ static struct {
 /* (past 255 steps of 128 bytes: a byte counter would wrap) */
 #define NEWLINES_MAX	(80 << 10)
 
+/* Whether @count counts @want newlines at @s, and against guard pages. */
+static bool counts(unsigned long long (*count)(const unsigned char *s,
+					       size_t n),
+		   const unsigned char *s, size_t len, unsigned long long want)
+{
+	return count(s, len) == want &&
+	       count(guarded_copy(s, len, true), len) == want &&
+	       count(guarded_copy(s, len, false), len) == want;
+}
+
 static void newlines(struct rng *r)
 {
-	static unsigned char t[NEWLINES_MAX + 16];
+	static unsigned char t[NEWLINES_MAX + 64];
 	unsigned long bad[ARRAY_SIZE(counters)] = { 0 }, wrong = 0, i;
 	size_t j, k;
 
@@ -99,9 +109,12 @@ static void newlines(struct rng *r)
 	counters[1].here = __builtin_cpu_supports("avx2");
 	counters[2].here = __builtin_cpu_supports("avx512bw");
 #endif
-	/* any bytes, at any alignment; some all newlines, some long */
+	/*
+	 * any bytes, at any alignment, ending at a guard page and after
+	 * one; some all newlines, some long
+	 */
 	for (i = 0; i < 5000; i++) {
-		size_t at = rng_below(r, 16);
+		size_t at = rng_below(r, 64);
 		size_t len = rng_below(r, i % 50 ? 5 * TEXT_MAX : NEWLINES_MAX);
 		unsigned long long want = 0;
 		int density = rng_below(r, 4);
@@ -113,10 +126,11 @@ static void newlines(struct rng *r)
 			want += t[at + j] == '\n';
 		}
 		/* the copy the CPU chooses, and every one it has */
-		wrong += count_newlines(t + at, len) != want;
+		wrong += !counts(count_newlines, t + at, len, want);
 		for (k = 0; k < ARRAY_SIZE(counters); k++)
 			if (counters[k].here)
-				bad[k] += counters[k].count(t + at, len) != want;
+				bad[k] += !counts(counters[k].count, t + at,
+						  len, want);
 	}
 	tap_result(!wrong, "count_newlines: 5000 random buffers: %lu wrong",
 		   wrong);
