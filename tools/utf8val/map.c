@@ -375,13 +375,6 @@ struct window_ways {
 /* every part's, for the process to settle sooner (atomic) */
 static window_times window_seen;
 
-static void window_ways_init(struct window_ways *w)
-{
-	*w = (struct window_ways){
-		.settled = __atomic_load_n(&window_chosen, __ATOMIC_RELAXED),
-	};
-}
-
 /*
  * What a window @how takes, by @ns (0: nothing yet): the mean of its last
  * two, or with @least the lower of them.
@@ -484,7 +477,8 @@ static __attribute__((noinline)) void map_windows(struct map_part *p)
 	const unsigned long long size = in->end - in->start;
 	unsigned long long base = p->from, chars = p->chars, to, t;
 	unsigned int flags = in->opt->flags;
-	struct window_ways ways;
+	/* (unsettled: window_way() takes the process's choice, if any) */
+	struct window_ways ways = { 0 };
 	enum window_source how;
 	struct utf8val_stream st;
 	struct utf8val_result r;
@@ -502,7 +496,6 @@ static __attribute__((noinline)) void map_windows(struct map_part *p)
 		flags &= ~UTF8VAL_REJECT_BOM;
 	utf8val_stream_init(&st, flags);
 	utf8val_stream_feed(&st, open_bytes(p), p->done - p->from);
-	window_ways_init(&ways);
 	while (p->done < p->end &&
 	       !__atomic_load_n(&p->stop, __ATOMIC_RELAXED)) {
 		to = p->end - p->done < MAP_WINDOW ? p->end :
