@@ -1326,6 +1326,156 @@ else
 	expect "the mapping tests' helper builds (gcc)" "built" "not built"
 fi
 
+# How a big file's windows are had, mapped or read, the way not set: the
+# command times its windows and takes the faster way. Here a preloaded
+# clock_gettime() says what each took (each thread's clock moves only by
+# the windows it took since it last read it), so that the choice is the
+# rule's, not this machine's. Counted in windows mapped and read.
+cat >"$maps/clock.c" <<'C'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+/*
+ * CLOCK_MAP_NS, CLOCK_READ_NS: what a window mapped (a shared mapping of
+ * a file) and one read (pread() of 256 KiB chunks) take. At exit, the
+ * windows each way ("MAPPED READ"), in CLOCK_SAID.
+ */
+static __thread unsigned long long now_ns;
+static __thread int mapped, read_since;
+static unsigned long long windows_mapped, windows_read;
+
+static unsigned long long ns(const char *name)
+{
+	return getenv(name) ? strtoull(getenv(name), NULL, 10) : 0;
+}
+
+int clock_gettime(clockid_t id, struct timespec *ts)
+{
+	int (*real)(clockid_t, struct timespec *) = dlsym(RTLD_NEXT, "clock_gettime");
+
+	if (id != CLOCK_MONOTONIC)
+		return real(id, ts);
+	if (mapped) {
+		now_ns += ns("CLOCK_MAP_NS");
+		__atomic_add_fetch(&windows_mapped, 1, __ATOMIC_RELAXED);
+	} else if (read_since) {
+		now_ns += ns("CLOCK_READ_NS");
+		__atomic_add_fetch(&windows_read, 1, __ATOMIC_RELAXED);
+	}
+	mapped = read_since = 0;
+	ts->tv_sec = now_ns / 1000000000;
+	ts->tv_nsec = now_ns % 1000000000;
+	return 0;
+}
+
+/* both names: _FILE_OFFSET_BITS=64 programs call pread64 on 32-bit */
+ssize_t pread(int fd, void *buf, size_t n, off_t off)
+{
+	ssize_t (*real)(int, void *, size_t, off_t) = dlsym(RTLD_NEXT, "pread");
+
+	read_since |= n == 256 << 10;
+	return real(fd, buf, n, off);
+}
+
+ssize_t pread64(int fd, void *buf, size_t n, off64_t off)
+{
+	ssize_t (*real)(int, void *, size_t, off64_t) = dlsym(RTLD_NEXT, "pread64");
+
+	read_since |= n == 256 << 10;
+	return real(fd, buf, n, off);
+}
+
+static void *hook(const char *sym, void *addr, size_t len, int prot,
+		  int flags, int fd, off_t off)
+{
+	void *(*real)(void *, size_t, int, int, int, off_t) = dlsym(RTLD_NEXT, sym);
+
+	mapped |= fd >= 0 && (flags & MAP_SHARED);
+	return real(addr, len, prot, flags, fd, off);
+}
+
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	return hook("mmap", addr, len, prot, flags, fd, off);
+}
+
+void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	return hook("mmap64", addr, len, prot, flags, fd, off);
+}
+
+__attribute__((destructor)) static void said(void)
+{
+	FILE *f = fopen(getenv("CLOCK_SAID"), "w");
+
+	if (f) {
+		fprintf(f, "%llu %llu\n", windows_mapped, windows_read);
+		fclose(f);
+	}
+}
+C
+if gcc -Wall -Werror -shared -fPIC -o "$maps/clock.so" "$maps/clock.c" -ldl; then
+	# 40 windows of 2 MiB; in two halves of 20 on two CPUs
+	python3 -c 'import sys; sys.stdout.buffer.write((b"x" * 79 + b"\n") * (1 << 20))' >"$maps/f"
+	# timed MAP READ CPUS: the verdict, then "mapped M read R", of the
+	# command's windows timed as MAP and READ ns, on the first CPU or on
+	# every CPU
+	timed() {
+		local on=()
+
+		[ "$3" = every ] || on=(taskset -c "$cpu0")
+		rm -f "$maps/said"
+		CLOCK_MAP_NS=$1 CLOCK_READ_NS=$2 CLOCK_SAID=$maps/said \
+			LD_PRELOAD=$maps/clock.so "${on[@]}" "$cli" "$maps/f" 2>&1
+		echo "status $? mapped $(cut -d' ' -f1 "$maps/said" 2>/dev/null) read $(cut -d' ' -f2 "$maps/said" 2>/dev/null)"
+	}
+	valid="$maps/f: valid bytes=$((80 << 20)) chars=$((80 << 20))"
+	# few_windows NAME MAP READ CPUS WAY MOST: the file valid, and no
+	# more than MOST of its windows had WAY (mapped or read)
+	few_windows() {
+		local got had	# (tap.sh's count is n)
+
+		got=$(timed "$2" "$3" "$4")
+		had=$(sed -n "s/.* $5 \([0-9]*\).*/\1/p" <<<"$got")
+		[ "${had:-99}" -le "$6" ] && had=few
+		expect "$1" "$valid
+status 0 few" "$(sed 's/ mapped .*//' <<<"$got") $had"
+	}
+	for cpus in one every; do
+		if [ $cpus = every ] && [ "$cpus_here" -lt 2 ]; then
+			for way in mapping reading; do
+				skip "$way 3 times as slow, on every CPU" "one CPU here: no second half"
+			done
+			continue
+		fi
+		parts=1
+		[ $cpus = one ] || parts=2
+		# Each part reads its first window (not timed) and its second,
+		# maps its third, and goes the faster way from then on but for
+		# every eighth window; two windows each way, one way half as
+		# slow again as the other both times, settle it.
+		few_windows "mapping 3 times as slow as reading, on $cpus CPU: the windows read, 2 a part mapped" \
+			3000000 1000000 $cpus mapped $((2 * parts))
+		few_windows "reading 3 times as slow as mapping, on $cpus CPU: the windows mapped, 3 a part read" \
+			1000000 3000000 $cpus read $((3 * parts))
+	done
+	# Ways within half as slow again of each other settle nothing: every
+	# eighth window still goes the slower way (40 windows: the first two,
+	# then the 9th, 17th, 25th and 33rd read), to follow a change.
+	got=$(timed 800000 1000000 one)
+	expect "mapping a little faster than reading: mapped, and reading still timed every eighth window" \
+		"$valid
+status 0 mapped 34 read 6" "$got"
+	rm -f "$maps/f" "$maps/said"
+else
+	expect "the clock's helper builds (gcc)" "built" "not built"
+fi
+
 # A SIGBUS that is not a mapped window's is not swallowed: a mapped file
 # checked (the handler set), then a FIFO that no one opens.
 python3 -c 'import sys; sys.stdout.buffer.write(b"a" * (3 << 20))' >"$maps/big"
