@@ -118,9 +118,11 @@ static bool feed_chunks(const u8 *t, size_t len, unsigned long *chunks,
 }
 
 /*
- * @t with one byte made wrong, 8 times: half of them within 4 bytes of
- * where a chunk's lanes meet (a quarter of a chunk in), where the scalar
- * path finishes one lane and checks the next. How many verdicts differ.
+ * @t with one byte made wrong, 10 times: four anywhere, four within 4
+ * bytes of where a chunk's lanes meet (a quarter of a chunk in), where
+ * the scalar path finishes one lane and checks the next, and two in the
+ * last 64 bytes of a full chunk and of @t, which the vector paths check
+ * apart from their steps. How many verdicts differ.
  */
 static unsigned long planted(struct rng *r, u8 *t, size_t len)
 {
@@ -129,8 +131,11 @@ static unsigned long planted(struct rng *r, u8 *t, size_t len)
 	};
 	unsigned long chunks = 0, scalar_chunks = 0, bad = 0;
 
-	for (int i = 0; i < 8 && len >= CHUNK; i++) {
-		size_t at = i % 2 ? rng_below(r, len) :
+	for (int i = 0; i < 10 && len >= CHUNK; i++) {
+		size_t at = i == 8 ? rng_below(r, len / CHUNK) * CHUNK +
+				     CHUNK - 1 - rng_below(r, 64) :
+			    i == 9 ? len - 1 - rng_below(r, 64) :
+			    i % 2 ? rng_below(r, len) :
 			    rng_below(r, len / CHUNK) * CHUNK +
 			    (1 + rng_below(r, 3)) * (CHUNK / 4) +
 			    rng_below(r, 9) - 4;
@@ -162,7 +167,7 @@ static void one_text(struct rng *r, const char *name, u8 *t, size_t len)
 			   "%s, %s: all %lu full chunks take the vector path (%lu do not)",
 			   path, name, chunks, scalar_chunks);
 	bad = planted(r, t, len);
-	tap_result(!bad, "%s, %s: a byte made wrong, 8 times: %lu verdicts differ",
+	tap_result(!bad, "%s, %s: a byte made wrong, 10 times: %lu verdicts differ",
 		   path, name, bad);
 }
 
