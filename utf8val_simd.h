@@ -22,7 +22,7 @@
  * of s[0..to) may be read, nothing before @s (a tail overlapping the last
  * block looks back up to 128 bytes from @to).
  * Returns the end of the blocks found clean: @to less (to - from) % 64
- * (AVX-512 from ALIGN_FROM bytes, whose blocks start at a 64-byte
+ * (AVX-512 and AVX2 from 2 KiB, whose blocks start at a 64-byte
  * boundary: @to), or a block start at or before the first block where an
  * error shows (AVX-512: the start of its 256-byte step, or @from). A
  * character may

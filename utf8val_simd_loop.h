@@ -45,6 +45,9 @@
  *   u64 vec_char_starts(vec_block b, unsigned int skip)
  *                    the characters that start in @b from its byte @skip
  *
+ * and, optionally, VEC_ALIGN_FROM: from that many bytes, the steps read
+ * from a 64-byte boundary (a load across two cache lines costs two).
+ *
  * and then vec_blocks() is a utf8val_blocks_fn (utf8val_simd.h) to call
  * from the path's entry point.
  */
@@ -52,6 +55,48 @@
 #define UTF8VAL_SIMD_LOOP_H
 
 #include "utf8val_simd.h"
+
+/* Whether the steps over @i to @to read from a boundary (VEC_ALIGN_FROM) */
+#ifdef VEC_ALIGN_FROM
+#define vec_aligns(i, to)	((to) - (i) >= VEC_ALIGN_FROM)
+#else
+#define vec_aligns(i, to)	((void)(i), (void)(to), false)	/* as they fall */
+#endif
+
+/*
+ * Check the blocks from *@i up to a 64-byte boundary, as VEC_ALIGN_FROM
+ * asks, and move *@i there, its carry the VEC_LOOK_BACK bytes before it
+ * (at the input's start, to the boundary after the next where the first
+ * is fewer bytes in). The bytes past the boundary in the last block are
+ * checked again by the steps. False at an error, *@i not moved.
+ */
+static __always_inline bool vec_align(const vec_consts *k,
+				      struct vec_carry *carry, const u8 *s,
+				      size_t *i, size_t to, u64 *count)
+{
+	size_t skip = 64 - ((unsigned long)(s + *i) & 63), at;
+	u64 starts = 0;
+
+	if (!vec_aligns(*i, to) || skip == 64)
+		return true;
+	if (*i + skip < VEC_LOOK_BACK)
+		skip += 64;
+	for (at = *i; at < *i + skip; at += 64) {
+		vec_block b = vec_load(s, at);
+
+		if (!vec_check(k, carry, b, s, at))
+			return false;
+		if (count)
+			starts += vec_char_starts(b, 0) -
+				  (at + 64 > *i + skip ?
+				   vec_char_starts(b, *i + skip - at) : 0);
+	}
+	if (count)
+		*count += starts;
+	*i += skip;
+	vec_carry_before(k, carry, s, *i);
+	return true;
+}
 
 static __always_inline size_t vec_block_loop(const u8 *s, size_t from,
 					     size_t to, bool end, u64 *chars)
@@ -61,8 +106,12 @@ static __always_inline size_t vec_block_loop(const u8 *s, size_t from,
 	vec_block b = vec_zero();
 	u64 count = 0;
 	size_t i = from, rest;
+	bool aligned;
 
 	vec_carry_before(&k, &carry, s, from);
+	if (!vec_align(&k, &carry, s, &i, to, chars ? &count : NULL))
+		goto out;
+	aligned = i != from;
 	while (to - i >= 64) {
 		b = vec_load(s, i);
 		if (vec_ascii(b)) {
@@ -85,7 +134,12 @@ static __always_inline size_t vec_block_loop(const u8 *s, size_t from,
 			count += vec_char_starts(b, 0);
 		i += 64;
 	}
-	if (!end)
+	/*
+	 * Unless the input ends at @to, the blocks end @to less (to - from)
+	 * % 64, as the caller counts them, or at @to where they were
+	 * aligned (the last one over the one before).
+	 */
+	if (!end && !aligned)
 		goto out;
 	rest = to - i;
 	if (rest && to >= 64 + VEC_LOOK_BACK) {
@@ -98,6 +152,8 @@ static __always_inline size_t vec_block_loop(const u8 *s, size_t from,
 			count += vec_char_starts(b, 64 - rest);
 		i = to;
 	}
+	if (!end)
+		goto out;
 	/*
 	 * At the end of the input, the last block must close its character:
 	 * if it does not, it is not clean, nor are its characters counted.
