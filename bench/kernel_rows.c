@@ -70,11 +70,22 @@ static u32 rng(void)
 	return rng_state >> 16;
 }
 
+/*
+ * A text's buffer: page-aligned, as the device's bounce page is, so that
+ * the stream's 4 KiB chunks of it start where the device's do (a chunk
+ * 16 bytes past a cache line paid the vector paths' head to the next
+ * one, and a tail, that no chunk of the device pays).
+ */
+static u8 *text_buffer(void)
+{
+	return aligned_alloc(CHUNK, LEN + CHUNK);
+}
+
 /* LEN bytes of the corpus, repeated, cut at a character boundary. */
 static u8 *corpus(const char *name, size_t *len)
 {
 	char path[256];
-	u8 *t = malloc(LEN + 8);
+	u8 *t = text_buffer();
 	size_t n, have = 0;
 	FILE *f;
 
@@ -95,7 +106,7 @@ static u8 *corpus(const char *name, size_t *len)
 /* Random text: 1-byte printable ASCII only (@ascii), or 1..4-byte. */
 static u8 *random_text(bool ascii, size_t *len)
 {
-	u8 *t = malloc(LEN + 8);
+	u8 *t = text_buffer();
 	size_t n = 0;
 
 	while (n + 4 <= LEN) {
