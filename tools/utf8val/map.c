@@ -372,8 +372,14 @@ struct window_ways {
 	window_times ns;		/* the part's own */
 };
 
-/* every part's, for the process to settle sooner (atomic) */
+/*
+ * Every part's last two windows each way, for the process to settle
+ * sooner (atomic): each window takes a slot of its own by the count, so
+ * that two parts weighing at once lose neither (the order of the two is
+ * not kept; window_ns() does not need it).
+ */
 static window_times window_seen;
+static unsigned int window_seen_count[SOURCE_READ + 1];
 
 /*
  * What a window @how takes, by @ns (0: nothing yet): the mean of its last
@@ -398,7 +404,9 @@ static unsigned long long window_ns(window_times ns, enum window_source how,
  */
 static enum window_source window_settles(window_times ns)
 {
-	if (!ns[SOURCE_MAP][1] || !ns[SOURCE_READ][1])
+	/* (both slots: a part may have taken a slot it has not filled) */
+	if (!ns[SOURCE_MAP][0] || !ns[SOURCE_MAP][1] ||
+	    !ns[SOURCE_READ][0] || !ns[SOURCE_READ][1])
 		return SOURCE_UNKNOWN;
 	if (window_slower(window_ns(ns, SOURCE_MAP, false),
 			  window_ns(ns, SOURCE_READ, true)))
@@ -440,16 +448,16 @@ static void window_weigh(struct window_ways *w, enum window_source how,
 {
 	enum window_source no = SOURCE_UNKNOWN;
 	window_times seen;
+	unsigned int slot;
 	int i, j;
 
 	if (!w->windows++ || !whole || w->settled != SOURCE_UNKNOWN)
 		return;
 	w->ns[how][1] = w->ns[how][0];
 	w->ns[how][0] = t;
-	__atomic_store_n(&window_seen[how][1],
-			 __atomic_exchange_n(&window_seen[how][0], t,
-					     __ATOMIC_RELAXED),
-			 __ATOMIC_RELAXED);
+	slot = __atomic_fetch_add(&window_seen_count[how], 1,
+				  __ATOMIC_RELAXED) & 1;
+	__atomic_store_n(&window_seen[how][slot], t, __ATOMIC_RELAXED);
 	w->settled = window_settles(w->ns);
 	if (w->settled == SOURCE_UNKNOWN) {
 		for (i = SOURCE_MAP; i <= SOURCE_READ; i++)
