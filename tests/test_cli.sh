@@ -1117,10 +1117,9 @@ __attribute__((destructor)) static void said_read(void)
 	}
 }
 
-static void *hook(const char *sym, void *addr, size_t len, int prot,
-		  int flags, int fd, off_t off)
+/* What a mapping of @len bytes at @off does first: NULL to map it. */
+static void *hook(size_t len, int flags, int fd, off64_t off)
 {
-	void *(*real)(void *, size_t, int, int, int, off_t) = dlsym(RTLD_NEXT, sym);
 	static int calls;
 	const char *how = getenv("CUT_HOW");
 	char path[64];
@@ -1169,17 +1168,22 @@ static void *hook(const char *sym, void *addr, size_t len, int prot,
 		close(open(getenv("CUT_SAID"), O_WRONLY | O_CREAT, 0600));
 		sleep(1);
 	}
-	return real(addr, len, prot, flags, fd, off);
+	return NULL;
 }
 
+/* both names, each with its own offset: 32-bit programs call mmap64 */
 void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
-	return hook("mmap", addr, len, prot, flags, fd, off);
+	void *(*real)(void *, size_t, int, int, int, off_t) = dlsym(RTLD_NEXT, "mmap");
+
+	return hook(len, flags, fd, off) ?: real(addr, len, prot, flags, fd, off);
 }
 
-void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
 {
-	return hook("mmap64", addr, len, prot, flags, fd, off);
+	void *(*real)(void *, size_t, int, int, int, off64_t) = dlsym(RTLD_NEXT, "mmap64");
+
+	return hook(len, flags, fd, off) ?: real(addr, len, prot, flags, fd, off);
 }
 C
 if gcc -Wall -Werror -shared -fPIC -o "$maps/cut.so" "$maps/cut.c" -ldl; then
@@ -1342,16 +1346,27 @@ cat >"$maps/clock.c" <<'C'
 
 /*
  * CLOCK_MAP_NS, CLOCK_READ_NS: what a window mapped (a shared mapping of
- * a file) and one read (pread() of 256 KiB chunks) take. At exit, the
- * windows each way ("MAPPED READ"), in CLOCK_SAID.
+ * a file) and one read (pread() of 256 KiB chunks) take, in ns: "T", or
+ * "T0,T1" for the process's windows of that way to take T0, T1, T0, ...
+ * in turn. At exit, the windows each way ("MAPPED READ"), in CLOCK_SAID.
  */
 static __thread unsigned long long now_ns;
 static __thread int mapped, read_since;
 static unsigned long long windows_mapped, windows_read;
 
-static unsigned long long ns(const char *name)
+/* The time of the @nth window @name tells of. */
+static unsigned long long ns(const char *name, unsigned long long nth)
 {
-	return getenv(name) ? strtoull(getenv(name), NULL, 10) : 0;
+	const char *times = getenv(name);
+	unsigned long long t[2] = { 0 };
+	char *end;
+
+	if (!times)
+		return 0;
+	t[0] = t[1] = strtoull(times, &end, 10);
+	if (*end == ',')
+		t[1] = strtoull(end + 1, NULL, 10);
+	return t[nth & 1];
 }
 
 int clock_gettime(clockid_t id, struct timespec *ts)
@@ -1360,13 +1375,12 @@ int clock_gettime(clockid_t id, struct timespec *ts)
 
 	if (id != CLOCK_MONOTONIC)
 		return real(id, ts);
-	if (mapped) {
-		now_ns += ns("CLOCK_MAP_NS");
-		__atomic_add_fetch(&windows_mapped, 1, __ATOMIC_RELAXED);
-	} else if (read_since) {
-		now_ns += ns("CLOCK_READ_NS");
-		__atomic_add_fetch(&windows_read, 1, __ATOMIC_RELAXED);
-	}
+	if (mapped)
+		now_ns += ns("CLOCK_MAP_NS",
+			     __atomic_fetch_add(&windows_mapped, 1, __ATOMIC_RELAXED));
+	else if (read_since)
+		now_ns += ns("CLOCK_READ_NS",
+			     __atomic_fetch_add(&windows_read, 1, __ATOMIC_RELAXED));
 	mapped = read_since = 0;
 	ts->tv_sec = now_ns / 1000000000;
 	ts->tv_nsec = now_ns % 1000000000;
@@ -1390,23 +1404,25 @@ ssize_t pread64(int fd, void *buf, size_t n, off64_t off)
 	return real(fd, buf, n, off);
 }
 
-static void *hook(const char *sym, void *addr, size_t len, int prot,
-		  int flags, int fd, off_t off)
+/* A mapping made: a window mapped, if it is a file's, shared. */
+static void *map_made(void *map, int flags, int fd)
 {
-	void *(*real)(void *, size_t, int, int, int, off_t) = dlsym(RTLD_NEXT, sym);
-
-	mapped |= fd >= 0 && (flags & MAP_SHARED);
-	return real(addr, len, prot, flags, fd, off);
+	mapped |= map != MAP_FAILED && fd >= 0 && (flags & MAP_SHARED);
+	return map;
 }
 
 void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
-	return hook("mmap", addr, len, prot, flags, fd, off);
+	void *(*real)(void *, size_t, int, int, int, off_t) = dlsym(RTLD_NEXT, "mmap");
+
+	return map_made(real(addr, len, prot, flags, fd, off), flags, fd);
 }
 
-void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
 {
-	return hook("mmap64", addr, len, prot, flags, fd, off);
+	void *(*real)(void *, size_t, int, int, int, off64_t) = dlsym(RTLD_NEXT, "mmap64");
+
+	return map_made(real(addr, len, prot, flags, fd, off), flags, fd);
 }
 
 __attribute__((destructor)) static void said(void)
@@ -1458,8 +1474,7 @@ status 0 $want" "$(sed 's/ mapped .*//' <<<"$got") $had"
 	# Each part reads its first window (not timed) and its second,
 	# maps its third, and goes the faster way from then on but for every
 	# eighth window, the other way. Two windows each way, both of one way
-	# taking half as long again as the other's mean, settle the process
-	# (each part's own, or any part's: the halves usually settle together).
+	# taking half as long again as the other's mean, settle the process.
 	# Within that, nothing settles: the 9th, 17th, 25th and 33rd windows
 	# go the slower way still, to follow a change (with the third, mapped,
 	# and the first two, read: 5 mapped or 6 read of 40).
@@ -1467,8 +1482,17 @@ status 0 $want" "$(sed 's/ mapped .*//' <<<"$got") $had"
 		3000000 1000000 one 2 38
 	windows_case "mapping 1.6 times as slow as reading, on one CPU: settled on reading" \
 		1600000 1000000 one 2 38
+	windows_case "mapping 1.5 times as slow as reading, on one CPU: settled on reading" \
+		1500000 1000000 one 2 38
 	windows_case "mapping 1.4 times as slow as reading, on one CPU: read, mapping still timed every eighth window" \
 		1400000 1000000 one 5 35
+	# one mapped window of two slow (3 ms, 1 ms, ...): not slow both times
+	windows_case "one mapped window 3 times as slow as a read, the next as fast, on one CPU: never settled" \
+		1000000,3000000 1000000 one 5 35
+	# reads of 1 and 1.4 ms in turn: 1.6 is not half as long again as
+	# their mean, 1.2, though it is as their least
+	windows_case "mapping 1.6 ms, reading 1 and 1.4 ms in turn, on one CPU: held against the reads' mean, never settled" \
+		1600000 1000000,1400000 one 5 35
 	windows_case "reading 3 times as slow as mapping, on one CPU: 3 windows read, then settled on mapping" \
 		1000000 3000000 one 37 3
 	windows_case "mapping a little faster than reading (0.8), on one CPU: mapped, reading still timed every eighth window" \
@@ -1476,14 +1500,18 @@ status 0 $want" "$(sed 's/ mapped .*//' <<<"$got") $had"
 	if [ "$cpus_here" -lt 2 ]; then
 		for ways in "mapping 3 times as slow as reading" \
 			    "reading 3 times as slow as mapping"; do
-			skip "$ways, on every CPU: the other way taken" \
+			skip "$ways, on every CPU: the halves settled together" \
 				"one CPU here: no second half"
 		done
 	else
-		windows_case "mapping 3 times as slow as reading, on every CPU: the other way taken" \
-			3000000 1000000 every 4 40
-		windows_case "reading 3 times as slow as mapping, on every CPU: the other way taken" \
-			1000000 3000000 every 40 6
+		# Alone, each half would map 2 windows (read 3) of its 20
+		# before it settled: 4 (6) in all. Weighed together, two
+		# windows each way of either half settle the process: at
+		# most 3 mapped (5 read), one of them in flight as it settles.
+		windows_case "mapping 3 times as slow as reading, on every CPU: the halves settled together" \
+			3000000 1000000 every 3 40
+		windows_case "reading 3 times as slow as mapping, on every CPU: the halves settled together" \
+			1000000 3000000 every 40 5
 	fi
 	rm -f "$maps/f" "$maps/said"
 else
