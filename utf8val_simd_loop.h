@@ -67,15 +67,17 @@
  * Check the blocks from *@i up to a 64-byte boundary, as VEC_ALIGN_FROM
  * asks, and move *@i there, its carry the VEC_LOOK_BACK bytes before it
  * (at the input's start, to the boundary after the next where the first
- * is fewer bytes in). The bytes past the boundary in the last block are
- * checked again by the steps. False at an error, *@i not moved.
+ * is fewer than VEC_LOOK_BACK bytes in). The bytes past the boundary in
+ * the last block are checked again by the steps. False at an error, *@i
+ * not moved.
  */
 static __always_inline bool vec_align(const vec_consts *k,
 				      struct vec_carry *carry, const u8 *s,
 				      size_t *i, size_t to, u64 *count)
 {
-	size_t skip = 64 - ((unsigned long)(s + *i) & 63), at;
+	size_t skip = 64 - ((unsigned long)(s + *i) & 63);
 	u64 starts = 0;
+	size_t at;
 
 	if (!vec_aligns(*i, to) || skip == 64)
 		return true;

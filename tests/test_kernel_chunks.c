@@ -121,8 +121,10 @@ static bool feed_chunks(const u8 *t, size_t len, unsigned long *chunks,
  * @t with one byte made wrong, 10 times: four anywhere, four within 4
  * bytes of where a chunk's lanes meet (a quarter of a chunk in), where
  * the scalar path finishes one lane and checks the next, and two in the
- * last 64 bytes of a full chunk and of @t, which the vector paths check
- * apart from their steps. How many verdicts differ.
+ * last 64 bytes of a full chunk and of @t. The vector paths check those
+ * apart from their steps where a chunk does not start at a 64-byte
+ * boundary (malloc()'s text here starts 16 bytes past one): a last block
+ * over the one before, or the DFA. How many verdicts differ.
  */
 static unsigned long planted(struct rng *r, u8 *t, size_t len)
 {
