@@ -7,6 +7,15 @@
 set -u
 cli=$1
 . "$(dirname "$0")/tap.sh"
+# The temporary files and folders below, mktemp's, all in one folder
+# (which others may pass through: -r's test as nobody), removed however
+# this ends: a signal ends it by exit, which runs the EXIT trap
+scratch=$(mktemp -d) && chmod 711 "$scratch" || exit 1
+trap 'rm -rf "$scratch"' EXIT
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
+export TMPDIR=$scratch
 # the first CPU this may run on (a cpuset may leave CPU 0 out), and how many
 read -r cpu0 cpus_here < <(python3 -c 'import os; a = os.sched_getaffinity(0); print(min(a), len(a))')
 
