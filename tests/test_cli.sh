@@ -1506,6 +1506,14 @@ status 0 $want" "$(sed 's/ mapped .*//' <<<"$got") $had"
 		1000000 3000000 one 37 3
 	windows_case "mapping a little faster than reading (0.8), on one CPU: mapped, reading still timed every eighth window" \
 		800000 1000000 one 34 6
+	# A 41st window of 1 MiB, the 41st that would go the other way: a
+	# window that is not whole is read, whatever the rule says
+	python3 -c 'import sys; sys.stdout.buffer.write((b"x" * 79 + b"\n") * (1 << 20) + b"y" * (1 << 20))' >"$maps/f"
+	valid="$maps/f: valid bytes=$((81 << 20)) chars=$((81 << 20))"
+	windows_case "a short last window, mapping 1.4 times as slow as reading, on one CPU: read" \
+		1400000 1000000 one 5 36
+	truncate -s $((80 << 20)) "$maps/f"
+	valid="$maps/f: valid bytes=$((80 << 20)) chars=$((80 << 20))"
 	if [ "$cpus_here" -lt 2 ]; then
 		for ways in "mapping 3 times as slow as reading" \
 			    "reading 3 times as slow as mapping"; do
