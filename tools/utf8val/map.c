@@ -30,7 +30,7 @@
  * second half's thread, and the CPUs it runs on, are pool.c's. That
  * thread writes only its struct map_part, its own map_guard and its
  * buffer, and the process's choice of way and the windows' times that
- * choose it (atomic: window_chosen, window_seen); it
+ * choose it (atomic: window_chosen, window_seen, window_seen_count); it
  * reads the input's descriptor, offsets and flags, which stay as they are
  * until it is joined.
  */
@@ -363,20 +363,22 @@ static bool window_slower(unsigned long long fast, unsigned long long slow)
 	return slow >= fast + fast / 2;
 }
 
-/* Each way's last two whole windows, in ns, the last first (0: none). */
+/* Each way's last two whole windows, in ns (0: none). */
 typedef unsigned long long window_times[SOURCE_READ + 1][2];
 
 struct window_ways {
 	unsigned int windows;		/* taken so far */
 	enum window_source settled;	/* or SOURCE_UNKNOWN */
-	window_times ns;		/* the part's own */
+	window_times ns;		/* the part's own, the last first */
 };
 
 /*
  * Every part's last two windows each way, for the process to settle
  * sooner (atomic): each window takes a slot of its own by the count, so
- * that two parts weighing at once lose neither (the order of the two is
- * not kept; window_ns() does not need it).
+ * that two parts weighing at once lose neither. Their order is not kept,
+ * and window_ns() needs none: a part preempted between taking its slot
+ * and filling it may leave an older window there for a while, still one
+ * of that way's recent ones.
  */
 static window_times window_seen;
 static unsigned int window_seen_count[SOURCE_READ + 1];
@@ -453,6 +455,8 @@ static void window_weigh(struct window_ways *w, enum window_source how,
 
 	if (!w->windows++ || !whole || w->settled != SOURCE_UNKNOWN)
 		return;
+	if (!t)			/* (0 is "none") */
+		t = 1;
 	w->ns[how][1] = w->ns[how][0];
 	w->ns[how][0] = t;
 	slot = __atomic_fetch_add(&window_seen_count[how], 1,
