@@ -360,7 +360,7 @@ static unsigned long long now_ns(void)
 /* Whether a way whose window took @slow ns is slow beside @fast ns. */
 static bool window_slower(unsigned long long fast, unsigned long long slow)
 {
-	return slow >= fast + fast / 2;
+	return slow * 2 >= fast * 3;	/* (1 ns is not slow beside 1 ns) */
 }
 
 /* Each way's last two whole windows, in ns (0: none). */
@@ -396,7 +396,7 @@ static unsigned long long window_ns(window_times ns, enum window_source how,
 		return t[0];
 	if (least)
 		return t[1] < t[0] ? t[1] : t[0];
-	return t[0] / 2 + t[1] / 2;
+	return t[0] / 2 + t[1] / 2 + (t[0] & t[1] & 1);	/* 1 and 1: 1 */
 }
 
 /*
@@ -442,8 +442,7 @@ static enum window_source window_way(struct window_ways *w, bool whole)
 /*
  * A window taken @how in @t ns, @whole if it was: weigh it, by the part's
  * own windows and by every part's (the two halves of a file measure at
- * once: between them, two windows each way settle it, as one each did
- * before).
+ * once: between them, two windows each way settle it).
  */
 static void window_weigh(struct window_ways *w, enum window_source how,
 			 unsigned long long t, bool whole)
@@ -462,6 +461,13 @@ static void window_weigh(struct window_ways *w, enum window_source how,
 	slot = __atomic_fetch_add(&window_seen_count[how], 1,
 				  __ATOMIC_RELAXED) & 1;
 	__atomic_store_n(&window_seen[how][slot], t, __ATOMIC_RELAXED);
+	/*
+	 * Stored before the pool is read: two parts weighing at once would
+	 * otherwise each miss the other's window (a store may wait in the
+	 * CPU's buffer past a later load), and neither settle. One fence a
+	 * window of 2 MiB.
+	 */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	w->settled = window_settles(w->ns);
 	if (w->settled == SOURCE_UNKNOWN) {
 		for (i = SOURCE_MAP; i <= SOURCE_READ; i++)
