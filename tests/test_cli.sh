@@ -1357,14 +1357,15 @@ cat >"$maps/clock.c" <<'C'
  * CLOCK_MAP_NS, CLOCK_READ_NS: what a window mapped (a shared mapping of
  * a file) and one read (pread() of 256 KiB chunks) take, in ns: "T", or
  * "T0,T1" for the process's windows of that way to take T0, T1, T0, ...
- * in turn. At exit, the windows each way ("MAPPED READ"), in CLOCK_SAID.
- * CLOCK_MEET=N: a thread that has taken its Nth window waits there until
- * a second thread has too (for 10 s at most).
+ * in turn. CLOCK_MEET=N: a thread about to take its (N+1)th window, its
+ * Nth weighed, waits there until a second thread is too (10 s at most).
+ * At exit, in CLOCK_SAID: "MAPPED READ THREADS", the windows each way and
+ * the threads that took any, and "unmet" if a wait timed out.
  */
 static __thread unsigned long long now_ns;
-static __thread int mapped, read_since, windows_here;
+static __thread int mapped, read_since, windows_here, waited;
 static unsigned long long windows_mapped, windows_read;
-static int met;
+static int threads, met, unmet;
 
 /* The time of the @nth window @name tells of. */
 static unsigned long long ns(const char *name, unsigned long long nth)
@@ -1381,28 +1382,36 @@ static unsigned long long ns(const char *name, unsigned long long nth)
 	return t[nth & 1];
 }
 
-/* A window taken by this thread: wait at the CLOCK_MEET'th for another. */
-static void meet(void)
+/* Wait, once, for a second thread here, if this is CLOCK_MEET's place. */
+static void meet(int (*real)(clockid_t, struct timespec *))
 {
 	const char *at = getenv("CLOCK_MEET");
-	struct timespec pause = { 0, 100000 };
-	int i;
+	struct timespec pause = { 0, 100000 }, t0, t;
 
-	if (!at || ++windows_here != atoi(at))
+	if (!at || waited || windows_here != atoi(at))
 		return;
+	waited = 1;
 	__atomic_fetch_add(&met, 1, __ATOMIC_SEQ_CST);
-	for (i = 0; i < 100000 && __atomic_load_n(&met, __ATOMIC_SEQ_CST) < 2; i++)
+	real(CLOCK_MONOTONIC, &t0);
+	while (__atomic_load_n(&met, __ATOMIC_SEQ_CST) < 2) {
+		real(CLOCK_MONOTONIC, &t);
+		if (t.tv_sec - t0.tv_sec >= 10) {
+			__atomic_store_n(&unmet, 1, __ATOMIC_RELAXED);
+			return;
+		}
 		nanosleep(&pause, NULL);
+	}
 }
 
-int clock_gettime(clockid_t id, struct timespec *ts)
+/* This thread's monotonic time: moved by the window it took since */
+static unsigned long long test_now(void)
 {
-	int (*real)(clockid_t, struct timespec *) = dlsym(RTLD_NEXT, "clock_gettime");
-
-	if (id != CLOCK_MONOTONIC)
-		return real(id, ts);
-	if (mapped || read_since)
-		meet();
+	if (mapped || read_since) {	/* the end of a window */
+		if (!windows_here++)
+			__atomic_fetch_add(&threads, 1, __ATOMIC_RELAXED);
+	} else {			/* the start of one */
+		meet(dlsym(RTLD_NEXT, "clock_gettime"));
+	}
 	if (mapped)
 		now_ns += ns("CLOCK_MAP_NS",
 			     __atomic_fetch_add(&windows_mapped, 1, __ATOMIC_RELAXED));
@@ -1410,8 +1419,42 @@ int clock_gettime(clockid_t id, struct timespec *ts)
 		now_ns += ns("CLOCK_READ_NS",
 			     __atomic_fetch_add(&windows_read, 1, __ATOMIC_RELAXED));
 	mapped = read_since = 0;
-	ts->tv_sec = now_ns / 1000000000;
-	ts->tv_nsec = now_ns % 1000000000;
+	return now_ns;
+}
+
+int clock_gettime(clockid_t id, struct timespec *ts)
+{
+	int (*real)(clockid_t, struct timespec *) = dlsym(RTLD_NEXT, "clock_gettime");
+	unsigned long long t;
+
+	if (id != CLOCK_MONOTONIC)
+		return real(id, ts);
+	t = test_now();
+	ts->tv_sec = t / 1000000000;
+	ts->tv_nsec = t % 1000000000;
+	return 0;
+}
+
+/*
+ * The name 32-bit programs built with a 64-bit time_t call: its
+ * timespec's tv_nsec is 32 bits and 32 of padding, either way round, so
+ * a 64-bit one holds it.
+ */
+struct timespec_time64 {
+	long long tv_sec, tv_nsec;
+};
+
+int __clock_gettime64(clockid_t id, struct timespec_time64 *ts)
+{
+	int (*real)(clockid_t, struct timespec_time64 *) =
+		dlsym(RTLD_NEXT, "__clock_gettime64");
+	unsigned long long t;
+
+	if (id != CLOCK_MONOTONIC)
+		return real(id, ts);
+	t = test_now();
+	ts->tv_sec = t / 1000000000;
+	ts->tv_nsec = t % 1000000000;
 	return 0;
 }
 
@@ -1458,7 +1501,8 @@ __attribute__((destructor)) static void said(void)
 	FILE *f = fopen(getenv("CLOCK_SAID"), "w");
 
 	if (f) {
-		fprintf(f, "%llu %llu\n", windows_mapped, windows_read);
+		fprintf(f, "%llu %llu %d%s\n", windows_mapped, windows_read,
+			threads, unmet ? " unmet" : "");
 		fclose(f);
 	}
 }
@@ -1466,10 +1510,10 @@ C
 if gcc -Wall -Werror -shared -fPIC -o "$maps/clock.so" "$maps/clock.c" -ldl; then
 	# 40 windows of 2 MiB; in two halves of 20 on two CPUs
 	python3 -c 'import sys; sys.stdout.buffer.write((b"x" * 79 + b"\n") * (1 << 20))' >"$maps/f"
-	# timed MAP READ CPUS: the verdict, then "mapped M read R", of the
-	# command's windows timed as MAP and READ ns, on the first CPU (one),
-	# on every CPU (every), or on every CPU with the halves meeting after
-	# their third windows (meet)
+	# timed MAP READ CPUS: the command's verdict and status, its windows
+	# timed as MAP and READ ns, on the first CPU (one), on every CPU
+	# (every), or on every CPU with the halves meeting after their third
+	# windows (meet); the shim's count in $maps/said
 	timed() {
 		local on=() meet=()
 
@@ -1479,28 +1523,32 @@ if gcc -Wall -Werror -shared -fPIC -o "$maps/clock.so" "$maps/clock.c" -ldl; the
 		env CLOCK_MAP_NS="$1" CLOCK_READ_NS="$2" CLOCK_SAID="$maps/said" \
 			"${meet[@]}" LD_PRELOAD="$maps/clock.so" "${on[@]}" \
 			"$cli" "$maps/f" 2>&1
-		echo "status $? mapped $(cut -d' ' -f1 "$maps/said" 2>/dev/null) read $(cut -d' ' -f2 "$maps/said" 2>/dev/null)"
+		echo "status $?"
 	}
 	valid="$maps/f: valid bytes=$((80 << 20)) chars=$((80 << 20))"
 	# windows_case NAME MAP READ CPUS MAPPED READ: the file valid, and its
-	# 40 windows had as told: exactly MAPPED mapped and READ read, but on
-	# every CPU unmet (two halves of 20, settled together or each on its
-	# own) 40 in all, MAPPED mapped and READ read at most
+	# 40 windows had as told, by one thread on one CPU and by two (the
+	# halves) on every CPU: exactly MAPPED mapped and READ read, but on
+	# every CPU with no meeting (the halves running freely, weighing
+	# together) 40 in all, MAPPED mapped and READ read at most
 	windows_case() {
-		local got had mapped reads	# (tap.sh's count is n)
+		local got had want mapped=? reads=? threads=? unmet=
+		local parts=2	# (tap.sh's count is n)
 
 		got=$(timed "$2" "$3" "$4")
-		mapped=$(sed -n 's/.* mapped \([0-9]*\) read.*/\1/p' <<<"$got")
-		reads=$(sed -n 's/.* read \([0-9]*\)$/\1/p' <<<"$got")
-		had="mapped ${mapped:-?} read ${reads:-?}"
-		if [ "$4" = every ] && [ "$((mapped + reads))" -eq 40 ] 2>/dev/null &&
-		   [ "$mapped" -le "$5" ] && [ "$reads" -le "$6" ]; then
-			had="mapped $5 read $6 at most"
+		[ "$4" != one ] || parts=1
+		read -r mapped reads threads unmet 2>/dev/null <"$maps/said"
+		had="mapped $mapped read $reads by $threads${unmet:+ $unmet}"
+		want="mapped $5 read $6 by $parts"
+		if [ "$4" = every ]; then
+			want="mapped $5 read $6 at most by 2"
+			if [ "$((mapped + reads))" -eq 40 ] 2>/dev/null &&
+			   [ "$mapped" -le "$5" ] && [ "$reads" -le "$6" ]; then
+				had="mapped $5 read $6 at most by $threads"
+			fi
 		fi
-		want="mapped $5 read $6"
-		[ "$4" != every ] || want+=" at most"
 		expect "$1" "$valid
-status 0 $want" "$(sed 's/ mapped .*//' <<<"$got") $had"
+status 0 $want" "$got $had"
 	}
 	# Each part reads its first window (not timed) and its second,
 	# maps its third, and goes the faster way from then on but for every
@@ -1528,6 +1576,12 @@ status 0 $want" "$(sed 's/ mapped .*//' <<<"$got") $had"
 		1000000 3000000 one 37 3
 	windows_case "mapping a little faster than reading (0.8), on one CPU: mapped, reading still timed every eighth window" \
 		800000 1000000 one 34 6
+	# a clock coarser than a window: 0 ns is kept as 1, and a mean of 1
+	# and 1 is 1, not 0 ("none", which would map the probes too)
+	windows_case "mapping in 0 ns, reading in 1 ms, on one CPU: 3 windows read, then settled on mapping" \
+		0 1000000 one 37 3
+	windows_case "mapping and reading both in 0 ns, on one CPU: never settled" \
+		0 0 one 5 35
 	# A 41st window of 1 MiB, a probe's place (every eighth), which would
 	# be mapped: a window that is not whole is read, whatever the rule says
 	python3 -c 'import sys; sys.stdout.buffer.write((b"x" * 79 + b"\n") * (1 << 20) + b"y" * (1 << 20))' >"$maps/f"
@@ -1539,8 +1593,8 @@ status 0 $want" "$(sed 's/ mapped .*//' <<<"$got") $had"
 	if [ "$cpus_here" -lt 2 ]; then
 		for ways in "mapping 3 times as slow as reading, on every CPU: the halves settled together" \
 			    "reading 3 times as slow as mapping, on every CPU: the halves settled together" \
-			    "mapping 3 times as slow as reading, the halves meeting after their third windows: 2 mapped, one each" \
-			    "reading 3 times as slow as mapping, the halves meeting after their third windows: 4 read, two each"; do
+			    "mapping 3 times as slow as reading, the halves meeting after their third windows: 2 mapped" \
+			    "reading 3 times as slow as mapping, the halves meeting after their third windows: 4 read"; do
 			skip "$ways" "one CPU here: no second half"
 		done
 	else
@@ -1553,12 +1607,13 @@ status 0 $want" "$(sed 's/ mapped .*//' <<<"$got") $had"
 		windows_case "reading 3 times as slow as mapping, on every CPU: the halves settled together" \
 			1000000 3000000 every 40 5
 		# Held until both have weighed their third windows, the
-		# halves settle on the windows they have between them then:
-		# each alone (or one adopting the other's choice) would go
-		# on to its 9th, 3 or 4 mapped (5 or 6 read)
-		windows_case "mapping 3 times as slow as reading, the halves meeting after their third windows: 2 mapped, one each" \
+		# halves settle on the windows they have between them then,
+		# one mapped (two read) each: each alone (or one adopting the
+		# other's choice) would go on to its 9th, 3 or 4 mapped (5 or
+		# 6 read)
+		windows_case "mapping 3 times as slow as reading, the halves meeting after their third windows: 2 mapped" \
 			3000000 1000000 meet 2 38
-		windows_case "reading 3 times as slow as mapping, the halves meeting after their third windows: 4 read, two each" \
+		windows_case "reading 3 times as slow as mapping, the halves meeting after their third windows: 4 read" \
 			1000000 3000000 meet 36 4
 	fi
 	rm -f "$maps/f" "$maps/said"
