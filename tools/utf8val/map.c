@@ -464,8 +464,9 @@ static void window_weigh(struct window_ways *w, enum window_source how,
 	/*
 	 * Stored before the pool is read: two parts weighing at once would
 	 * otherwise each miss the other's window (a store may wait in the
-	 * CPU's buffer past a later load), and neither settle. One fence a
-	 * window of 2 MiB.
+	 * CPU's buffer past a later load), and neither settle on this
+	 * window: the next probe would then go the slow way once more. One
+	 * fence a window of 2 MiB.
 	 */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	w->settled = window_settles(w->ns);
