@@ -1359,14 +1359,16 @@ cat >"$maps/clock.c" <<'C'
  * "T0,T1" for the process's windows of that way to take T0, T1, T0, ...
  * in turn. CLOCK_MEET=N: a thread about to take its (N+1)th window, its
  * Nth weighed and the (N+1)th's way chosen, waits there until a second
- * thread is too (10 s at most).
+ * thread is too (10 s at most). CLOCK_HOLD=N,M: a thread other than the
+ * process's first, about to take its (N+1)th window, waits there until
+ * the first has taken M windows (10 s at most).
  * At exit, in CLOCK_SAID: "MAPPED READ THREADS", the windows each way and
  * the threads that took any, and "unmet" if a wait timed out.
  */
 static __thread unsigned long long now_ns;
 static __thread int mapped, read_since, windows_here, waited;
 static unsigned long long windows_mapped, windows_read;
-static int threads, met, unmet;
+static int threads, met, unmet, first_windows;
 
 /* The time of the @nth window @name tells of. */
 static unsigned long long ns(const char *name, unsigned long long nth)
@@ -1383,18 +1385,14 @@ static unsigned long long ns(const char *name, unsigned long long nth)
 	return t[nth & 1];
 }
 
-/* Wait, once, for a second thread here, if this is CLOCK_MEET's place. */
-static void meet(int (*real)(clockid_t, struct timespec *))
+/* Wait until *@count is @n, 10 s of the real clock at most. */
+static void wait_for(int *count, int n)
 {
-	const char *at = getenv("CLOCK_MEET");
+	int (*real)(clockid_t, struct timespec *) = dlsym(RTLD_NEXT, "clock_gettime");
 	struct timespec pause = { 0, 100000 }, t0, t;
 
-	if (!at || waited || windows_here != atoi(at))
-		return;
-	waited = 1;
-	__atomic_fetch_add(&met, 1, __ATOMIC_SEQ_CST);
 	real(CLOCK_MONOTONIC, &t0);
-	while (__atomic_load_n(&met, __ATOMIC_SEQ_CST) < 2) {
+	while (__atomic_load_n(count, __ATOMIC_SEQ_CST) < n) {
 		real(CLOCK_MONOTONIC, &t);
 		if (t.tv_sec - t0.tv_sec >= 10) {
 			__atomic_store_n(&unmet, 1, __ATOMIC_RELAXED);
@@ -1404,14 +1402,36 @@ static void meet(int (*real)(clockid_t, struct timespec *))
 	}
 }
 
+/* Wait, once, if this is CLOCK_MEET's or CLOCK_HOLD's place. */
+static void meet(void)
+{
+	const char *at = getenv("CLOCK_MEET"), *hold = getenv("CLOCK_HOLD");
+	int n = -1, m = 0;
+
+	if (waited)
+		return;
+	if (at && windows_here == atoi(at)) {
+		waited = 1;
+		__atomic_fetch_add(&met, 1, __ATOMIC_SEQ_CST);
+		wait_for(&met, 2);
+	}
+	if (hold && sscanf(hold, "%d,%d", &n, &m) == 2 &&
+	    windows_here == n && gettid() != getpid()) {
+		waited = 1;
+		wait_for(&first_windows, m);
+	}
+}
+
 /* This thread's monotonic time: moved by the window it took since. */
 static unsigned long long test_now(void)
 {
 	if (mapped || read_since) {	/* the end of a window */
 		if (!windows_here++)
 			__atomic_fetch_add(&threads, 1, __ATOMIC_RELAXED);
+		if (gettid() == getpid())
+			__atomic_fetch_add(&first_windows, 1, __ATOMIC_SEQ_CST);
 	} else {			/* the start of one */
-		meet(dlsym(RTLD_NEXT, "clock_gettime"));
+		meet();
 	}
 	if (mapped)
 		now_ns += ns("CLOCK_MAP_NS",
@@ -1514,12 +1534,14 @@ if gcc -Wall -Werror -shared -fPIC -o "$maps/clock.so" "$maps/clock.c" -ldl; the
 	# timed MAP READ CPUS: the command's verdict and status, its windows
 	# timed as MAP and READ ns, on the first CPU (one), on every CPU
 	# (every), or on every CPU with the halves meeting after their third
-	# windows (meet); the shim's count in $maps/said
+	# windows (meet), or with the second half held at its third until
+	# the first has taken its 20 (hold); the shim's count in $maps/said
 	timed() {
 		local on=() meet=()
 
 		[ "$3" != one ] || on=(taskset -c "$cpu0")
 		[ "$3" != meet ] || meet=(CLOCK_MEET=3)
+		[ "$3" != hold ] || meet=(CLOCK_HOLD=2,20)
 		rm -f "$maps/said"
 		env CLOCK_MAP_NS="$1" CLOCK_READ_NS="$2" CLOCK_SAID="$maps/said" \
 			"${meet[@]}" LD_PRELOAD="$maps/clock.so" "${on[@]}" \
@@ -1599,7 +1621,8 @@ status 0 $want" "$got $had"
 		for ways in "mapping 3 times as slow as reading, on every CPU: the halves settled together" \
 			    "reading 3 times as slow as mapping, on every CPU: the halves settled together" \
 			    "mapping 3 times as slow as reading, the halves meeting after their third windows: 2 mapped" \
-			    "reading 3 times as slow as mapping, the halves meeting after their third windows: 4 read"; do
+			    "reading 3 times as slow as mapping, the halves meeting after their third windows: 4 read" \
+			    "mapping 1.4 times as slow as reading, the second half held at its third window: the first goes on as it was"; do
 			skip "$ways" "one CPU here: no second half"
 		done
 	else
@@ -1620,6 +1643,14 @@ status 0 $want" "$got $had"
 			3000000 1000000 meet 2 38
 		windows_case "reading 3 times as slow as mapping, the halves meeting after their third windows: 4 read" \
 			1000000 3000000 meet 36 4
+		# The second half read 2 windows and maps its third, held
+		# until the first half has had its 20 (3 mapped: its 3rd,
+		# 9th, 17th); the first goes on after the second's 3rd with
+		# its own record, as its 21st, mapping its 25th and 33rd: 6
+		# mapped. Begun afresh, it would map its 3rd, 9th, 17th
+		# there: 7.
+		windows_case "mapping 1.4 times as slow as reading, the second half held at its third window: the first goes on as it was" \
+			1400000 1000000 hold 6 34
 	fi
 	rm -f "$maps/f" "$maps/said"
 else

@@ -207,6 +207,16 @@ struct window {
 	size_t tail_len;
 };
 
+/* Each way's last two whole windows, in ns (0: none). */
+typedef unsigned long long window_times[SOURCE_READ + 1][2];
+
+/* How a part has had its windows (window_way()). */
+struct window_ways {
+	unsigned int windows;		/* taken so far */
+	enum window_source settled;	/* or SOURCE_UNKNOWN */
+	window_times ns;		/* the part's own, the last first */
+};
+
 /*
  * How far a part of a file is known to be valid, offsets counted from
  * the input's start: at a window's end, where read() would have been.
@@ -227,6 +237,8 @@ struct map_part {
 	size_t head_len;
 	bool stop;			/* (atomic) the first half is done */
 	unsigned char *buf;		/* CHUNK bytes, for read_window() */
+	/* kept when the first half goes on past the second's windows */
+	struct window_ways ways;
 };
 
 /* The bytes of the character @p left open: @from to @done. */
@@ -363,15 +375,6 @@ static bool window_slower(unsigned long long fast, unsigned long long slow)
 	return slow * 2 >= fast * 3;	/* (1 ns is not slow beside 1 ns) */
 }
 
-/* Each way's last two whole windows, in ns (0: none). */
-typedef unsigned long long window_times[SOURCE_READ + 1][2];
-
-struct window_ways {
-	unsigned int windows;		/* taken so far */
-	enum window_source settled;	/* or SOURCE_UNKNOWN */
-	window_times ns;		/* the part's own, the last first */
-};
-
 /*
  * Every part's last two windows each way, for the process to settle
  * sooner (atomic): each window takes a slot of its own by the count, so
@@ -496,8 +499,6 @@ static __attribute__((noinline)) void map_windows(struct map_part *p)
 	const unsigned long long size = in->end - in->start;
 	unsigned long long base = p->from, chars = p->chars, to, t;
 	unsigned int flags = in->opt->flags;
-	/* (unsettled: window_way() takes the process's choice, if any) */
-	struct window_ways ways = { 0 };
 	enum window_source how;
 	struct utf8val_stream st;
 	struct utf8val_result r;
@@ -522,7 +523,7 @@ static __attribute__((noinline)) void map_windows(struct map_part *p)
 		if (fstat(in->fd, &before))
 			return;
 		w = (struct window){ 0 };
-		how = window_way(&ways, to - p->done == MAP_WINDOW);
+		how = window_way(&p->ways, to - p->done == MAP_WINDOW);
 		t = now_ns();
 		had = how == SOURCE_READ ? read_window(p, &base, &st, &w, to) :
 					   map_window(p, &base, &st, &w, to);
@@ -530,7 +531,7 @@ static __attribute__((noinline)) void map_windows(struct map_part *p)
 			/* no mapping to be had (a limit, a file system) */
 			__atomic_store_n(&window_chosen, SOURCE_READ,
 					 __ATOMIC_RELAXED);
-			ways.settled = SOURCE_READ;
+			p->ways.settled = SOURCE_READ;
 			how = SOURCE_READ;
 			had = read_window(p, &base, &st, &w, to);
 		}
@@ -556,7 +557,7 @@ static __attribute__((noinline)) void map_windows(struct map_part *p)
 		if (!valid)
 			return;	/* read() reports it */
 		/* (a window taken whole: one an error cut short says nothing) */
-		window_weigh(&ways, how, t, to - p->done == MAP_WINDOW);
+		window_weigh(&p->ways, how, t, to - p->done == MAP_WINDOW);
 		p->from = base + r.valid_up_to;
 		p->chars = chars + r.chars;
 		p->edge_len = keep_last(p->edge, MAP_EDGE, p->edge_len, w.tail,
