@@ -1363,12 +1363,16 @@ cat >"$maps/clock.c" <<'C'
  * process's first, about to take its (N+1)th window, waits there until
  * the first has taken M windows (10 s at most).
  * At exit, in CLOCK_SAID: "MAPPED READ THREADS", the windows each way and
- * the threads that took any, and "unmet" if a wait timed out.
+ * the threads that took any, and "unmet" if a wait timed out; then the
+ * ways of the first thread's windows in order, and of the others', as
+ * runs: "2R 1M 17R | 2R 1M 17R".
  */
 static __thread unsigned long long now_ns;
 static __thread int mapped, read_since, windows_here, waited;
 static unsigned long long windows_mapped, windows_read;
 static int threads, met, unmet, first_windows;
+static char ways[2][64];	/* 'M' or 'R': the first thread's, the others' */
+static int ways_len[2];
 
 /* The time of the @nth window @name tells of. */
 static unsigned long long ns(const char *name, unsigned long long nth)
@@ -1428,7 +1432,11 @@ static unsigned long long test_now(void)
 	if (mapped || read_since) {	/* the end of a window */
 		if (!windows_here++)
 			__atomic_fetch_add(&threads, 1, __ATOMIC_RELAXED);
-		if (gettid() == getpid())
+		int other = gettid() != getpid();
+
+		if (ways_len[other] < (int)sizeof(ways[0]) - 1)
+			ways[other][ways_len[other]++] = mapped ? 'M' : 'R';
+		if (!other)
 			__atomic_fetch_add(&first_windows, 1, __ATOMIC_SEQ_CST);
 	} else {			/* the start of one */
 		meet();
@@ -1517,6 +1525,18 @@ void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
 	return map_made(real(addr, len, prot, flags, fd, off), flags, fd);
 }
 
+/* @w's ways as runs: "2R 1M 17R". */
+static void said_ways(FILE *f, const char *w)
+{
+	int i, n;
+
+	for (i = 0; w[i]; i += n) {
+		for (n = 1; w[i + n] == w[i]; n++)
+			;
+		fprintf(f, "%s%d%c", i ? " " : "", n, w[i]);
+	}
+}
+
 __attribute__((destructor)) static void said(void)
 {
 	FILE *f = fopen(getenv("CLOCK_SAID"), "w");
@@ -1524,6 +1544,11 @@ __attribute__((destructor)) static void said(void)
 	if (f) {
 		fprintf(f, "%llu %llu %d%s\n", windows_mapped, windows_read,
 			threads, unmet ? " unmet" : "");
+		said_ways(f, ways[0]);
+		if (ways_len[1])
+			fputs(" | ", f);
+		said_ways(f, ways[1]);
+		fputc('\n', f);
 		fclose(f);
 	}
 }
@@ -1549,20 +1574,29 @@ if gcc -Wall -Werror -shared -fPIC -o "$maps/clock.so" "$maps/clock.c" -ldl; the
 		echo "status $?"
 	}
 	valid="$maps/f: valid bytes=$((80 << 20)) chars=$((80 << 20))"
-	# windows_case NAME MAP READ CPUS MAPPED READ: the file valid, and its
-	# 40 windows had as told, by one thread on one CPU and by two (the
-	# halves) on every CPU: exactly MAPPED mapped and READ read, but on
+	# windows_case NAME MAP READ CPUS MAPPED READ [WAYS]: the file valid,
+	# and its 40 windows had as told, by one thread on one CPU and by two
+	# (the halves) on every CPU: exactly MAPPED mapped and READ read, in
+	# the order WAYS says (the shim's runs, the first thread's | the
+	# other's; * where the halves' shares of a run are a race), but on
 	# every CPU with no meeting (the halves running freely, weighing
 	# together) 40 in all, MAPPED mapped and READ read at most
 	windows_case() {
-		local got had want mapped=? reads=? threads=? unmet=
+		local got had want mapped=? reads=? threads=? unmet= ways=?
 		local parts=2	# (tap.sh's count is n)
 
 		got=$(timed "$2" "$3" "$4")
 		[ "$4" != one ] || parts=1
-		read -r mapped reads threads unmet 2>/dev/null <"$maps/said"
+		{ read -r mapped reads threads unmet; read -r ways; } \
+			2>/dev/null <"$maps/said"
 		had="mapped $mapped read $reads by $threads${unmet:+ $unmet}"
 		want="mapped $5 read $6 by $parts"
+		if [ $# -ge 7 ]; then	# (WAYS a pattern: * for a run's length)
+			# shellcheck disable=SC2053
+			[[ $ways != $7 ]] || ways=$7
+			had+=", ways $ways"
+			want+=", ways $7"
+		fi
 		if [ "$4" = every ]; then
 			# (by 1 or 2: a half's thread kept off its CPU
 			# leaves its windows to the other, which is right)
@@ -1585,36 +1619,36 @@ status 0 $want" "$got $had"
 	# go the slower way still, to follow a change (with the third, mapped,
 	# and the first two, read: 5 mapped or 6 read of 40).
 	windows_case "mapping 3 times as slow as reading, on one CPU: 2 windows mapped, then settled on reading" \
-		3000000 1000000 one 2 38
+		3000000 1000000 one 2 38 "2R 1M 5R 1M 31R"
 	windows_case "mapping 1.6 times as slow as reading, on one CPU: settled on reading" \
-		1600000 1000000 one 2 38
+		1600000 1000000 one 2 38 "2R 1M 5R 1M 31R"
 	windows_case "mapping 1.5 times as slow as reading, on one CPU: settled on reading" \
-		1500000 1000000 one 2 38
+		1500000 1000000 one 2 38 "2R 1M 5R 1M 31R"
 	windows_case "mapping 1.4 times as slow as reading, on one CPU: read, mapping still timed every eighth window" \
-		1400000 1000000 one 5 35
+		1400000 1000000 one 5 35 "2R 1M 5R 1M 7R 1M 7R 1M 7R 1M 7R"
 	# one mapped window of two slow (1 ms, 3 ms, ...): not slow both times
 	windows_case "one mapped window 3 times as slow as a read, the next as fast, on one CPU: never settled" \
-		1000000,3000000 1000000 one 5 35
+		1000000,3000000 1000000 one 5 35 "2R 1M 5R 1M 7R 1M 7R 1M 7R 1M 7R"
 	# reads of 1 and 1.4 ms in turn: 1.6 is not half as long again as
 	# their mean, 1.2, though it is as their least
 	windows_case "mapping 1.6 ms, reading 1 and 1.4 ms in turn, on one CPU: held against the reads' mean, never settled" \
-		1600000 1000000,1400000 one 5 35
+		1600000 1000000,1400000 one 5 35 "2R 1M 5R 1M 7R 1M 7R 1M 7R 1M 7R"
 	windows_case "reading 3 times as slow as mapping, on one CPU: 3 windows read, then settled on mapping" \
-		1000000 3000000 one 37 3
+		1000000 3000000 one 37 3 "2R 6M 1R 31M"
 	windows_case "mapping a little faster than reading (0.8), on one CPU: mapped, reading still timed every eighth window" \
-		800000 1000000 one 34 6
+		800000 1000000 one 34 6 "2R 6M 1R 7M 1R 7M 1R 7M 1R 7M"
 	# a clock coarser than a window: 0 ns is kept as 1, and a mean of 1
 	# and 1 is 1, not 0 ("none", which would map the probes too)
 	windows_case "mapping in 0 ns, reading in 1 ms, on one CPU: 3 windows read, then settled on mapping" \
-		0 1000000 one 37 3
+		0 1000000 one 37 3 "2R 6M 1R 31M"
 	windows_case "mapping and reading both in 0 ns, on one CPU: never settled" \
-		0 0 one 5 35
+		0 0 one 5 35 "2R 1M 5R 1M 7R 1M 7R 1M 7R 1M 7R"
 	# A 41st window of 1 MiB, a probe's place (every eighth), which would
 	# be mapped: a window that is not whole is read, whatever the rule says
 	python3 -c 'import sys; sys.stdout.buffer.write((b"x" * 79 + b"\n") * (1 << 20) + b"y" * (1 << 20))' >"$maps/f"
 	valid="$maps/f: valid bytes=$((81 << 20)) chars=$((81 << 20))"
 	windows_case "a short last window, mapping 1.4 times as slow as reading, on one CPU: read" \
-		1400000 1000000 one 5 36
+		1400000 1000000 one 5 36 "2R 1M 5R 1M 7R 1M 7R 1M 7R 1M 8R"
 	truncate -s $((80 << 20)) "$maps/f"
 	valid="$maps/f: valid bytes=$((80 << 20)) chars=$((80 << 20))"
 	if [ "$cpus_here" -lt 2 ]; then
@@ -1640,9 +1674,9 @@ status 0 $want" "$got $had"
 		# other's choice) would go on to its 9th, 3 or 4 mapped (5 or
 		# 6 read)
 		windows_case "mapping 3 times as slow as reading, the halves meeting after their third windows: 2 mapped" \
-			3000000 1000000 meet 2 38
+			3000000 1000000 meet 2 38 "2R 1M *R | 2R 1M *R"
 		windows_case "reading 3 times as slow as mapping, the halves meeting after their third windows: 4 read" \
-			1000000 3000000 meet 36 4
+			1000000 3000000 meet 36 4 "2R *M | 2R *M"
 		# The second half read 2 windows and maps its third, held
 		# until the first half has had its 20 (3 mapped: its 3rd,
 		# 9th, 17th); the first goes on after the second's 3rd with
@@ -1650,7 +1684,7 @@ status 0 $want" "$got $had"
 		# mapped. Begun afresh, it would map its 3rd, 9th, 17th
 		# there: 7.
 		windows_case "mapping 1.4 times as slow as reading, the second half held at its third window: the first goes on as it was" \
-			1400000 1000000 hold 6 34
+			1400000 1000000 hold 6 34 "2R 1M 5R 1M 7R 1M 7R 1M 7R 1M 4R | 2R 1M"
 	fi
 	rm -f "$maps/f" "$maps/said"
 else
