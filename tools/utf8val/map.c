@@ -237,7 +237,7 @@ struct map_part {
 	size_t head_len;
 	bool stop;			/* (atomic) the first half is done */
 	unsigned char *buf;		/* CHUNK bytes, for read_window() */
-	/* kept when the first half goes on past the second's windows */
+	/* (the second's, when the first half goes on past it) */
 	struct window_ways ways;
 };
 
@@ -365,7 +365,8 @@ static unsigned long long now_ns(void)
  * other's mean (one window now and then is slow, preempted), the
  * process settles on the faster: where mapping is the faster, it was by
  * 10 to 40 %; where reading is, by 4 times. A part too short to measure
- * is read.
+ * is read. The first half, going on past where the second stopped (its
+ * thread late), goes on as the second half would, by its windows.
  */
 #define WINDOW_PROBE	8
 
@@ -608,6 +609,8 @@ static void map_join(struct map_part *p, const struct map_part *half)
 		return;	/* the first half goes on itself, to the error */
 	p->from = half->from;
 	p->done = half->done;
+	/* on in the second half's pages: by its windows, as it would */
+	p->ways = half->ways;
 	p->chars += r.chars + half->chars;
 	/* (the half's text, its first bytes included, follows @p's) */
 	p->edge_len = keep_last(p->edge, MAP_EDGE, p->edge_len, half->edge,
