@@ -1347,6 +1347,7 @@ fi
 cat >"$maps/clock.c" <<'C'
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -1359,19 +1360,23 @@ cat >"$maps/clock.c" <<'C'
  * "T0,T1" for the process's windows of that way to take T0, T1, T0, ...
  * in turn. CLOCK_MEET=N: a thread about to take its (N+1)th window, its
  * Nth weighed and the (N+1)th's way chosen, waits there until a second
- * thread is too (10 s at most). CLOCK_HOLD=N,M: a thread other than the
- * process's first, about to take its (N+1)th window, waits there until
- * the first has taken M windows (10 s at most).
+ * thread is too (10 s at most). CLOCK_HOLD=N,M: the second thread, about
+ * to take its (N+1)th window, waits there until the first joins it (its
+ * half done, the second told to stop); the first, about to take its
+ * Mth, waits until the second is held (10 s at most, each).
  * At exit, in CLOCK_SAID: "MAPPED READ THREADS", the windows each way and
  * the threads that took any, and "unmet" if a wait timed out; then the
- * ways of the first thread's windows in order, and of the others', as
- * runs: "2R 1M 17R | 2R 1M 17R".
+ * ways of the first thread's windows in order, and of the other's, as
+ * runs: "2R 1M 17R | 2R 1M 17R" ("+" after more than WAYS_MAX). One
+ * other thread takes windows: the second half's.
  */
+#define WAYS_MAX	200
+
 static __thread unsigned long long now_ns;
 static __thread int mapped, read_since, windows_here, waited;
 static unsigned long long windows_mapped, windows_read;
-static int threads, met, unmet, first_windows;
-static char ways[2][64];	/* 'M' or 'R': the first thread's, the others' */
+static int threads, met, unmet, held, joined;
+static char ways[2][WAYS_MAX + 2];	/* 'M', 'R': the first's, the other's */
 static int ways_len[2];
 
 /* The time of the @nth window @name tells of. */
@@ -1392,7 +1397,8 @@ static unsigned long long ns(const char *name, unsigned long long nth)
 /* Wait until *@count is @n, 10 s of the real clock at most. */
 static void wait_for(int *count, int n)
 {
-	int (*real)(clockid_t, struct timespec *) = dlsym(RTLD_NEXT, "clock_gettime");
+	int (*real)(clockid_t, struct timespec *) =
+		dlsym(RTLD_NEXT, "clock_gettime");
 	struct timespec pause = { 0, 100000 }, t0, t;
 
 	real(CLOCK_MONOTONIC, &t0);
@@ -1419,25 +1425,30 @@ static void meet(void)
 		__atomic_fetch_add(&met, 1, __ATOMIC_SEQ_CST);
 		wait_for(&met, 2);
 	}
-	if (hold && sscanf(hold, "%d,%d", &n, &m) == 2 &&
-	    windows_here == n && gettid() != getpid()) {
+	if (!hold || sscanf(hold, "%d,%d", &n, &m) != 2)
+		return;
+	if (gettid() != getpid() && windows_here == n) {
 		waited = 1;
-		wait_for(&first_windows, m);
+		__atomic_store_n(&held, 1, __ATOMIC_SEQ_CST);
+		wait_for(&joined, 1);
+	} else if (gettid() == getpid() && windows_here == m - 1) {
+		waited = 1;
+		wait_for(&held, 1);
 	}
 }
 
 /* This thread's monotonic time: moved by the window it took since. */
 static unsigned long long test_now(void)
 {
+	int other = gettid() != getpid();
+
 	if (mapped || read_since) {	/* the end of a window */
 		if (!windows_here++)
 			__atomic_fetch_add(&threads, 1, __ATOMIC_RELAXED);
-		int other = gettid() != getpid();
-
-		if (ways_len[other] < (int)sizeof(ways[0]) - 1)
+		if (ways_len[other] < WAYS_MAX)
 			ways[other][ways_len[other]++] = mapped ? 'M' : 'R';
-		if (!other)
-			__atomic_fetch_add(&first_windows, 1, __ATOMIC_SEQ_CST);
+		else
+			ways[other][WAYS_MAX] = '+';
 	} else {			/* the start of one */
 		meet();
 	}
@@ -1525,6 +1536,16 @@ void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
 	return map_made(real(addr, len, prot, flags, fd, off), flags, fd);
 }
 
+/* The first thread joins the second: its half done, the second stopped. */
+int pthread_join(pthread_t thread, void **ret)
+{
+	int (*real)(pthread_t, void **) = dlsym(RTLD_NEXT, "pthread_join");
+
+	if (gettid() == getpid())
+		__atomic_store_n(&joined, 1, __ATOMIC_SEQ_CST);
+	return real(thread, ret);
+}
+
 /* @w's ways as runs: "2R 1M 17R". */
 static void said_ways(FILE *f, const char *w)
 {
@@ -1578,9 +1599,11 @@ if gcc -Wall -Werror -shared -fPIC -o "$maps/clock.so" "$maps/clock.c" -ldl; the
 	# and its 40 windows had as told, by one thread on one CPU and by two
 	# (the halves) on every CPU: exactly MAPPED mapped and READ read, in
 	# the order WAYS says (the shim's runs, the first thread's | the
-	# other's; * where the halves' shares of a run are a race), but on
+	# other's; +([0-9]) where the halves' shares of a run are a race),
+	# but on
 	# every CPU with no meeting (the halves running freely, weighing
 	# together) 40 in all, MAPPED mapped and READ read at most
+	shopt -s extglob	# (WAYS's patterns)
 	windows_case() {
 		local got had want mapped=? reads=? threads=? unmet= ways=?
 		local parts=2	# (tap.sh's count is n)
@@ -1591,13 +1614,12 @@ if gcc -Wall -Werror -shared -fPIC -o "$maps/clock.so" "$maps/clock.c" -ldl; the
 			2>/dev/null <"$maps/said"
 		had="mapped $mapped read $reads by $threads${unmet:+ $unmet}"
 		want="mapped $5 read $6 by $parts"
-		if [ $# -ge 7 ]; then	# (WAYS a pattern: * for a run's length)
+		if [ $# -ge 7 ]; then	# (WAYS an extglob: +([0-9]) a length)
 			# shellcheck disable=SC2053
 			[[ $ways != $7 ]] || ways=$7
 			had+=", ways $ways"
 			want+=", ways $7"
-		fi
-		if [ "$4" = every ]; then
+		elif [ "$4" = every ]; then	# (no order to compare)
 			# (by 1 or 2: a half's thread kept off its CPU
 			# leaves its windows to the other, which is right)
 			want="mapped $5 read $6 at most by 1 or 2"
@@ -1651,12 +1673,26 @@ status 0 $want" "$got $had"
 		1400000 1000000 one 5 36 "2R 1M 5R 1M 7R 1M 7R 1M 7R 1M 8R"
 	truncate -s $((80 << 20)) "$maps/f"
 	valid="$maps/f: valid bytes=$((80 << 20)) chars=$((80 << 20))"
+	# The process's choice holds for its next file, which goes that way
+	# from its first window
+	cp "$maps/f" "$maps/g"
+	rm -f "$maps/said"
+	got=$(env CLOCK_MAP_NS=1000000 CLOCK_READ_NS=3000000 \
+		CLOCK_SAID="$maps/said" LD_PRELOAD="$maps/clock.so" \
+		taskset -c "$cpu0" "$cli" "$maps/f" "$maps/g" 2>&1
+	      echo "status $?")
+	had=$(tr '\n' , <"$maps/said" 2>/dev/null)
+	expect "reading 3 times as slow as mapping, two files on one CPU: the second's 40 windows mapped" \
+		"$valid
+${valid//\/f:/\/g:}
+status 0 77 3 1,2R 6M 1R 71M," "$got $had"
+	rm -f "$maps/g"
 	if [ "$cpus_here" -lt 2 ]; then
 		for ways in "mapping 3 times as slow as reading, on every CPU: the halves settled together" \
 			    "reading 3 times as slow as mapping, on every CPU: the halves settled together" \
 			    "mapping 3 times as slow as reading, the halves meeting after their third windows: 2 mapped" \
 			    "reading 3 times as slow as mapping, the halves meeting after their third windows: 4 read" \
-			    "mapping 1.4 times as slow as reading, the second half held at its third window: the first goes on as it was"; do
+			    "mapping 1.4 times as slow as reading, the second half held at its third window: the first goes on as the second would"; do
 			skip "$ways" "one CPU here: no second half"
 		done
 	else
@@ -1674,17 +1710,19 @@ status 0 $want" "$got $had"
 		# other's choice) would go on to its 9th, 3 or 4 mapped (5 or
 		# 6 read)
 		windows_case "mapping 3 times as slow as reading, the halves meeting after their third windows: 2 mapped" \
-			3000000 1000000 meet 2 38 "2R 1M *R | 2R 1M *R"
+			3000000 1000000 meet 2 38 "2R 1M +([0-9])R | 2R 1M +([0-9])R"
 		windows_case "reading 3 times as slow as mapping, the halves meeting after their third windows: 4 read" \
-			1000000 3000000 meet 36 4 "2R *M | 2R *M"
-		# The second half read 2 windows and maps its third, held
-		# until the first half has had its 20 (3 mapped: its 3rd,
-		# 9th, 17th); the first goes on after the second's 3rd with
-		# its own record, as its 21st, mapping its 25th and 33rd: 6
-		# mapped. Begun afresh, it would map its 3rd, 9th, 17th
-		# there: 7.
-		windows_case "mapping 1.4 times as slow as reading, the second half held at its third window: the first goes on as it was" \
-			1400000 1000000 hold 6 34 "2R 1M 5R 1M 7R 1M 7R 1M 7R 1M 4R | 2R 1M"
+			1000000 3000000 meet 36 4 "2R +([0-9])M | 2R +([0-9])M"
+		# The second half reads 2 windows and maps its third, held
+		# until the first half, its 20 had (3 mapped: its 3rd, 9th,
+		# 17th), joins it; the first goes on after the second's 3rd
+		# with the second's record, as its 4th window, mapping its
+		# 9th and 17th: 6 mapped, the first half's 17 more windows
+		# "5R 1M 7R 1M 3R". With its own record (its 21st on) it
+		# would map its 25th and 33rd, "4R 1M 7R 1M 4R"; begun afresh
+		# its 3rd, 9th and 17th: 7 mapped.
+		windows_case "mapping 1.4 times as slow as reading, the second half held at its third window: the first goes on as the second would" \
+			1400000 1000000 hold 6 34 "2R 1M 5R 1M 7R 1M 8R 1M 7R 1M 3R | 2R 1M"
 	fi
 	rm -f "$maps/f" "$maps/said"
 else
