@@ -1581,7 +1581,8 @@ if gcc -Wall -Werror -shared -fPIC -o "$maps/clock.so" "$maps/clock.c" -ldl; the
 	# timed as MAP and READ ns, on the first CPU (one), on every CPU
 	# (every), or on every CPU with the halves meeting after their third
 	# windows (meet), or with the second half held at its third until
-	# the first has taken its 20 (hold); the shim's count in $maps/said
+	# the first, its 20 taken, joins it (hold); the shim's count in
+	# $maps/said
 	timed() {
 		local on=() meet=()
 

@@ -237,7 +237,7 @@ struct map_part {
 	size_t head_len;
 	bool stop;			/* (atomic) the first half is done */
 	unsigned char *buf;		/* CHUNK bytes, for read_window() */
-	/* (the second's, when the first half goes on past it) */
+	/* (the second's, when the first goes on past a valid window of it) */
 	struct window_ways ways;
 };
 
@@ -366,7 +366,8 @@ static unsigned long long now_ns(void)
  * process settles on the faster: where mapping is the faster, it was by
  * 10 to 40 %; where reading is, by 4 times. A part too short to measure
  * is read. The first half, going on past where the second stopped (its
- * thread late), goes on as the second half would, by its windows.
+ * thread late), goes on as the second half would, by its windows, if it
+ * took a valid one; if not, by its own.
  */
 #define WINDOW_PROBE	8
 
