@@ -1358,9 +1358,10 @@ cat >"$maps/clock.c" <<'C'
  * CLOCK_MAP_NS, CLOCK_READ_NS: what a window mapped (a shared mapping of
  * a file) and one read (pread() of 256 KiB chunks) take, in ns: "T", or
  * "T0,T1" for the process's windows of that way to take T0, T1, T0, ...
- * in turn. CLOCK_MEET=N: a thread about to take its (N+1)th window, its
- * Nth weighed and the (N+1)th's way chosen, waits there until a second
- * thread is too (10 s at most). CLOCK_HOLD=N,M: the second thread, about
+ * in turn; CLOCK_MAP_NS_HI, if set, what a window mapped from 40 MiB on
+ * (the second half of an 80 MiB file) takes. CLOCK_MEET=N: a thread
+ * about to take its (N+1)th window, its Nth weighed and the (N+1)th's
+ * way chosen, waits there until a second thread is too (10 s at most). CLOCK_HOLD=N,M: the second thread, about
  * to take its (N+1)th window, waits there until the first joins it (its
  * half done, the second told to stop); the first, about to take its
  * Mth, waits until the second is held (10 s at most, each).
@@ -1374,6 +1375,7 @@ cat >"$maps/clock.c" <<'C'
 
 static __thread unsigned long long now_ns;
 static __thread int mapped, read_since, windows_here, waited;
+static __thread long long mapped_at;	/* the last mapping's offset */
 static unsigned long long windows_mapped, windows_read;
 static int threads, met, unmet, held, joined;
 static char ways[2][WAYS_MAX + 2];	/* 'M', 'R': the first's, the other's */
@@ -1453,7 +1455,9 @@ static unsigned long long test_now(void)
 		meet();
 	}
 	if (mapped)
-		now_ns += ns("CLOCK_MAP_NS",
+		now_ns += ns(getenv("CLOCK_MAP_NS_HI") &&
+			     mapped_at >= 40LL << 20 ? "CLOCK_MAP_NS_HI" :
+						       "CLOCK_MAP_NS",
 			     __atomic_fetch_add(&windows_mapped, 1, __ATOMIC_RELAXED));
 	else if (read_since)
 		now_ns += ns("CLOCK_READ_NS",
@@ -1516,8 +1520,10 @@ ssize_t pread64(int fd, void *buf, size_t n, off64_t off)
 }
 
 /* A mapping made: a window mapped, if it is a file's, shared. */
-static void *map_made(void *map, int flags, int fd)
+static void *map_made(void *map, int flags, int fd, long long off)
 {
+	if (fd >= 0 && (flags & MAP_SHARED))
+		mapped_at = off;
 	mapped |= map != MAP_FAILED && fd >= 0 && (flags & MAP_SHARED);
 	return map;
 }
@@ -1526,14 +1532,14 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
 	void *(*real)(void *, size_t, int, int, int, off_t) = dlsym(RTLD_NEXT, "mmap");
 
-	return map_made(real(addr, len, prot, flags, fd, off), flags, fd);
+	return map_made(real(addr, len, prot, flags, fd, off), flags, fd, off);
 }
 
 void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
 {
 	void *(*real)(void *, size_t, int, int, int, off64_t) = dlsym(RTLD_NEXT, "mmap64");
 
-	return map_made(real(addr, len, prot, flags, fd, off), flags, fd);
+	return map_made(real(addr, len, prot, flags, fd, off), flags, fd, off);
 }
 
 /* The first thread joins the second: its half done, the second stopped. */
@@ -1578,20 +1584,24 @@ if gcc -Wall -Werror -shared -fPIC -o "$maps/clock.so" "$maps/clock.c" -ldl; the
 	# 40 windows of 2 MiB; in two halves of 20 on two CPUs
 	python3 -c 'import sys; sys.stdout.buffer.write((b"x" * 79 + b"\n") * (1 << 20))' >"$maps/f"
 	# timed MAP READ CPUS: the command's verdict and status, its windows
-	# timed as MAP and READ ns, on the first CPU (one), on every CPU
-	# (every), or on every CPU with the halves meeting after their third
-	# windows (meet), or with the second half held at its third until
-	# the first, its 20 taken, joins it (hold); the shim's count in
-	# $maps/said
+	# timed as MAP (or LO/HI, by the half a mapping is in) and READ ns,
+	# on the first CPU (one), on every CPU (every), or on every CPU with
+	# the halves meeting after their third windows (meet), or with the
+	# second half held at its third until the first, its 20 taken, joins
+	# it (hold); the shim's count in $maps/said
 	timed() {
-		local on=() meet=()
+		local on=() meet=() map=$1 hi=()
 
+		if [[ $map == */* ]]; then	# LO/HI: by the half it is in
+			hi=(CLOCK_MAP_NS_HI="${map#*/}")
+			map=${map%/*}
+		fi
 		[ "$3" != one ] || on=(taskset -c "$cpu0")
 		[ "$3" != meet ] || meet=(CLOCK_MEET=3)
 		[ "$3" != hold ] || meet=(CLOCK_HOLD=2,20)
 		rm -f "$maps/said"
-		env CLOCK_MAP_NS="$1" CLOCK_READ_NS="$2" CLOCK_SAID="$maps/said" \
-			"${meet[@]}" LD_PRELOAD="$maps/clock.so" "${on[@]}" \
+		env CLOCK_MAP_NS="$map" "${hi[@]}" CLOCK_READ_NS="$2" \
+			CLOCK_SAID="$maps/said" "${meet[@]}" LD_PRELOAD="$maps/clock.so" "${on[@]}" \
 			"$cli" "$maps/f" 2>&1
 		echo "status $?"
 	}
@@ -1693,7 +1703,8 @@ status 0 77 3 1,2R 6M 1R 71M," "$got $had"
 			    "reading 3 times as slow as mapping, on every CPU: the halves settled together" \
 			    "mapping 3 times as slow as reading, the halves meeting after their third windows: 2 mapped" \
 			    "reading 3 times as slow as mapping, the halves meeting after their third windows: 4 read" \
-			    "mapping 1.4 times as slow as reading, the second half held at its third window: the first goes on as the second would"; do
+			    "mapping 1.4 times as slow as reading, the second half held at its third window: the first goes on as the second would" \
+			    "mapping faster in the first half's pages, slower in the second's, the second half held: the first goes on by the second's times"; do
 			skip "$ways" "one CPU here: no second half"
 		done
 	else
@@ -1724,6 +1735,14 @@ status 0 77 3 1,2R 6M 1R 71M," "$got $had"
 		# its 3rd, 9th and 17th: 7 mapped.
 		windows_case "mapping 1.4 times as slow as reading, the second half held at its third window: the first goes on as the second would" \
 			1400000 1000000 hold 6 34 "2R 1M 5R 1M 7R 1M 8R 1M 7R 1M 3R | 2R 1M"
+		# The same with mapping faster (0.8) in the first half's
+		# pages, never settled either: the first half maps its
+		# windows but every eighth, then goes on by the second's
+		# times (mapping 1.4 there), reading but every eighth. With
+		# its own times (and the second's count) it would map there
+		# too.
+		windows_case "mapping faster in the first half's pages, slower in the second's, the second half held: the first goes on by the second's times" \
+			800000/1400000 1000000 hold 19 21 "2R 6M 1R 7M 1R 3M 5R 1M 7R 1M 3R | 2R 1M"
 	fi
 	rm -f "$maps/f" "$maps/said"
 else
