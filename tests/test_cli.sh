@@ -1361,10 +1361,11 @@ cat >"$maps/clock.c" <<'C'
  * in turn; CLOCK_MAP_NS_HI, if set, what a window mapped from 40 MiB on
  * (the second half of an 80 MiB file) takes. CLOCK_MEET=N: a thread
  * about to take its (N+1)th window, its Nth weighed and the (N+1)th's
- * way chosen, waits there until a second thread is too (10 s at most). CLOCK_HOLD=N,M: the second thread, about
- * to take its (N+1)th window, waits there until the first joins it (its
- * half done, the second told to stop); the first, about to take its
- * Mth, waits until the second is held (10 s at most, each).
+ * way chosen, waits there until a second thread is too (10 s at most).
+ * CLOCK_HOLD=N,M: the second thread, about to take its (N+1)th window,
+ * waits there until the first joins it (its half done, the second told
+ * to stop); the first, about to take its Mth, waits until the second is
+ * held (10 s at most, each).
  * At exit, in CLOCK_SAID: "MAPPED READ THREADS", the windows each way and
  * the threads that took any, and "unmet" if a wait timed out; then the
  * ways of the first thread's windows in order, and of the other's, as
@@ -1601,8 +1602,8 @@ if gcc -Wall -Werror -shared -fPIC -o "$maps/clock.so" "$maps/clock.c" -ldl; the
 		[ "$3" != hold ] || meet=(CLOCK_HOLD=2,20)
 		rm -f "$maps/said"
 		env CLOCK_MAP_NS="$map" "${hi[@]}" CLOCK_READ_NS="$2" \
-			CLOCK_SAID="$maps/said" "${meet[@]}" LD_PRELOAD="$maps/clock.so" "${on[@]}" \
-			"$cli" "$maps/f" 2>&1
+			CLOCK_SAID="$maps/said" "${meet[@]}" \
+			LD_PRELOAD="$maps/clock.so" "${on[@]}" "$cli" "$maps/f" 2>&1
 		echo "status $?"
 	}
 	valid="$maps/f: valid bytes=$((80 << 20)) chars=$((80 << 20))"
@@ -1611,9 +1612,8 @@ if gcc -Wall -Werror -shared -fPIC -o "$maps/clock.so" "$maps/clock.c" -ldl; the
 	# (the halves) on every CPU: exactly MAPPED mapped and READ read, in
 	# the order WAYS says (the shim's runs, the first thread's | the
 	# other's; +([0-9]) where the halves' shares of a run are a race),
-	# but on
-	# every CPU with no meeting (the halves running freely, weighing
-	# together) 40 in all, MAPPED mapped and READ read at most
+	# but on every CPU with no meeting (the halves running freely,
+	# weighing together) 40 in all, MAPPED mapped and READ read at most
 	shopt -s extglob	# (WAYS's patterns)
 	windows_case() {
 		local got had want mapped=? reads=? threads=? unmet= ways=?
