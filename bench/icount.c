@@ -13,9 +13,10 @@
  * cancels that, and gives the cost per byte of the second half.
  *
  * That difference hides what a call costs whatever its length (saving
- * registers, building constants, the tail): a second table counts calls
- * of 256 bytes, where that part weighs most, and of the same bytes
- * twice, and splits each path's count into its bytes' share and the rest.
+ * registers, building constants, the end): a second table counts calls
+ * of 256 bytes, where that part weighs most, and of 512 from the same
+ * places, and splits a call's count into what its bytes cost and the
+ * rest.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -130,9 +131,17 @@ static noinline int empty_call(const unsigned char *s, size_t len)
 	return 1;
 }
 
+/* What steps() returns besides a count */
+enum {
+	STEPS_REFUSED = -1,	/* no single-stepping here */
+	STEPS_SIGNAL = -2,	/* the call stopped on another signal */
+	STEPS_INVALID = -3,	/* the call said its valid input was not */
+};
+
 /*
  * Instructions the child executes from its first stop to its second: @fn
- * on @text, on our @path if @fn is ours.
+ * on @text, on our @path if @fn is ours; the call must find @text valid
+ * (every input here is), or its count is of the wrong way.
  */
 static long long steps(validator_fn fn, int path, const u8 *text, size_t len)
 {
@@ -143,37 +152,50 @@ static long long steps(validator_fn fn, int path, const u8 *text, size_t len)
 	fflush(stdout);
 	pid = fork();
 	if (pid < 0)
-		return -1;
+		return STEPS_REFUSED;
 	if (!pid) {
 		volatile bool ok;
 
-		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
+		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL))
+			_exit(2);
 		utf8val_simd_select(path);
 		raise(SIGSTOP);
 		ok = fn(text, len);
 		raise(SIGSTOP);
 		_exit(ok ? 0 : 1);
 	}
-	if (waitpid(pid, &st, 0) != pid || !WIFSTOPPED(st))
-		return -1;
+	if (waitpid(pid, &st, 0) != pid || !WIFSTOPPED(st)) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+		return STEPS_REFUSED;
+	}
 	for (;;) {
 		if (ptrace(PTRACE_SINGLESTEP, pid, NULL, NULL) ||
 		    waitpid(pid, &st, 0) != pid || !WIFSTOPPED(st)) {
-			n = -1;
+			n = STEPS_REFUSED;
 			break;
 		}
-		if (WSTOPSIG(st) != SIGTRAP)
+		if (WSTOPSIG(st) == SIGSTOP)
 			break;		/* the second raise(SIGSTOP) */
+		if (WSTOPSIG(st) != SIGTRAP) {
+			n = STEPS_SIGNAL;
+			break;
+		}
 		n++;
 	}
+	/* on from the second stop, to the child's verdict */
+	if (n >= 0 && (ptrace(PTRACE_CONT, pid, NULL, NULL) ||
+		       waitpid(pid, &st, 0) != pid || !WIFEXITED(st) ||
+		       WEXITSTATUS(st)))
+		n = STEPS_INVALID;
 	kill(pid, SIGKILL);
 	waitpid(pid, &st, 0);
 	return n;
 }
 
 /* Per byte: a call on each window less one on its first half (above) */
-static bool per_byte(const struct dataset *data, size_t ndata,
-		     const struct column *col, size_t ncol)
+static long long per_byte(const struct dataset *data, size_t ndata,
+			  const struct column *col, size_t ncol)
 {
 	printf("%-15s %-11s %12s %12s %14s\n", "text", "path", "steps(all)",
 	       "steps(half)", "instr/byte");
@@ -199,7 +221,7 @@ static bool per_byte(const struct dataset *data, size_t ndata,
 						    text, half);
 
 				if (a < 0 || f < 0)
-					return false;
+					return a < 0 ? a : f;
 				all[c] += a;
 				first[c] += f;
 			}
@@ -222,82 +244,114 @@ static bool per_byte(const struct dataset *data, size_t ndata,
 				       peer->name);
 		}
 	}
+	return 0;
+}
+
+/*
+ * The second table: calls of SHORT_LEN bytes, and of twice that, on
+ * SHORT_PIECES pieces of each text spread over it. What the second
+ * SHORT_LEN bytes add (next, a byte) is what bytes cost a call there;
+ * what a call of SHORT_LEN bytes spends beyond that (overhead) is what it
+ * pays whatever its length: entry, set-up, the end. Both are means over
+ * the pieces, the text of the first and second halves alike on average.
+ */
+#define SHORT_LEN	256u
+#define SHORT_PIECES	16
+
+static bool starts_char(const u8 *p)
+{
+	return (*p & 0xc0) != 0x80;
+}
+
+/*
+ * A piece from @d's text at @at or just after, where each call's end
+ * starts a character: cut at exactly SHORT_LEN and twice that, its calls
+ * take no tail of another length, and both are valid. NULL if none is
+ * near (no text here has one far).
+ */
+static const u8 *short_piece(const struct dataset *d, size_t at)
+{
+	const u8 *p = d->text + at;
+
+	for (size_t tries = 0; tries < 4096 &&
+	     p + 2 * SHORT_LEN < d->text + d->len; tries++, p++)
+		if (starts_char(p) && starts_char(p + SHORT_LEN) &&
+		    starts_char(p + 2 * SHORT_LEN))
+			return p;
+	return NULL;
+}
+
+static bool piece_ascii(const u8 *p)
+{
+	for (size_t i = 0; i < SHORT_LEN; i++)
+		if (p[i] & 0x80)
+			return false;
 	return true;
 }
 
-/* One column's calls of SHORT_LEN bytes, split as the second table says */
+/* One column's calls on a text's pieces */
 struct short_cost {
-	double call;		/* instructions a call */
-	double per_byte;	/* of the same bytes again */
-	double fixed;		/* a call's count less its bytes' share */
+	double call;		/* instructions a call of SHORT_LEN bytes */
+	double next;		/* a byte, of the second SHORT_LEN */
+	double overhead;	/* a call's count beyond SHORT_LEN of those */
 };
 
-#define SHORT_LEN	256u
-
 /*
- * A call on 256 bytes of every window, and one on the same bytes twice:
- * per byte, the difference over 256 (the same text, so its mix does not
- * move it); fixed, what is left of the first call (less what the stops
- * count around an empty one). Where a vector path spends more than
- * simdutf's kernel of its width, the two parts say whether its bytes or
- * its set-up cost the difference. The scalar path is left out: it has
- * no set-up of this kind, and its calls do not grow in line.
+ * Where a vector path spends more than simdutf's kernel of its width,
+ * the two parts say whether its bytes or a call's overhead cost the
+ * difference. The scalar path is left out: the table is about the
+ * vector paths' set-up.
  */
-static bool short_calls(const struct dataset *data, size_t ndata,
-			const struct column *col, size_t ncol)
+static long long short_calls(const struct dataset *data, size_t ndata,
+			     const struct column *col, size_t ncol)
 {
-	long long empty = steps(empty_call, -1, data[0].text, SHORT_LEN);
+	long long empty = steps(empty_call, -1, data[0].text, 0);
 
 	if (empty < 0)
-		return false;
+		return empty;
 	printf("\n%-15s %-11s %12s %14s %12s %10s\n", "text", "path",
-	       "instr/call", "instr/byte", "(per byte", "fixed)");
+	       "instr/call", "call/byte", "next/byte", "overhead");
 	for (size_t d = 0; d < ndata; d++) {
 		long long one[MAX_COLUMNS] = { 0 }, two[MAX_COLUMNS] = { 0 };
 		struct short_cost cost[MAX_COLUMNS];
-		size_t len_one = 0;
+		size_t pieces = 0, mixed = 0;
 
-		for (size_t w = 0; w < WINDOWS; w++) {
-			const u8 *text = window(&data[d], w);
-			size_t l1 = SHORT_LEN;
-			u8 twice[2 * (SHORT_LEN + 3)];
+		for (size_t w = 0; w < SHORT_PIECES; w++) {
+			const u8 *p = short_piece(&data[d], data[d].period /
+						  SHORT_PIECES * w);
 
-			/*
-			 * Cut after the character at SHORT_LEN, not before:
-			 * below 256 bytes a call may go another way. At a
-			 * character's end, the bytes twice are valid.
-			 */
-			while ((text[l1] & 0xc0) == 0x80)
-				l1++;
-			memcpy(twice, text, l1);
-			memcpy(twice + l1, text, l1);
-			len_one += l1;
+			if (!p)
+				continue;
+			pieces++;
+			mixed += !piece_ascii(p);
 			for (size_t c = 0; c < ncol; c++) {
 				long long a, b;
 
 				if (col[c].path == UTF8VAL_PATH_SCALAR)
 					continue;
-				a = steps(col[c].fn, col[c].path, twice, l1);
-				b = steps(col[c].fn, col[c].path, twice,
-					  2 * l1);
+				a = steps(col[c].fn, col[c].path, p, SHORT_LEN);
+				b = steps(col[c].fn, col[c].path, p,
+					  2 * SHORT_LEN);
 				if (a < 0 || b < 0)
-					return false;
+					return a < 0 ? a : b;
 				one[c] += a - empty;
 				two[c] += b - empty;
 			}
 		}
+		if (!pieces)
+			continue;
 		for (size_t c = 0; c < ncol; c++) {
 			struct short_cost *k = &cost[c];
 
 			if (col[c].path == UTF8VAL_PATH_SCALAR)
 				continue;
-			k->call = (double)one[c] / WINDOWS;
-			k->per_byte = (double)(two[c] - one[c]) / len_one;
-			k->fixed = k->call - k->per_byte * len_one / WINDOWS;
+			k->call = (double)one[c] / pieces;
+			k->next = (double)(two[c] - one[c]) / pieces /
+				  SHORT_LEN;
+			k->overhead = k->call - k->next * SHORT_LEN;
 			printf("%-15s %-11s %12.0f %14.3f %12.3f %10.0f\n",
 			       data[d].name, col[c].name, k->call,
-			       k->call * WINDOWS / len_one, k->per_byte,
-			       k->fixed);
+			       k->call / SHORT_LEN, k->next, k->overhead);
 		}
 		for (size_t w = 0; w < ARRAY_SIZE(same_width); w++) {
 			const struct column *ours, *peer;
@@ -309,17 +363,18 @@ static bool short_calls(const struct dataset *data, size_t ndata,
 				continue;
 			o = &cost[ours - col];
 			p = &cost[peer - col];
-			printf("# %s, %u B: %s at %.2f of %s's instructions",
-			       data[d].name, SHORT_LEN, ours->name,
+			printf("# %s, %u B (%zu of %zu pieces with non-ASCII): ",
+			       data[d].name, SHORT_LEN, mixed, pieces);
+			printf("%s at %.2f of %s's instructions", ours->name,
 			       o->call / p->call, peer->name);
 			if (o->call > p->call)
-				printf(": %.0f fixed against %.0f, %.3f a byte against %.3f",
-				       o->fixed, p->fixed, o->per_byte,
-				       p->per_byte);
+				printf(": overhead %.0f against %.0f, %.3f a byte against %.3f",
+				       o->overhead, p->overhead, o->next,
+				       p->next);
 			printf("\n");
 		}
 	}
-	return true;
+	return 0;
 }
 
 /* --calls: the second table alone */
@@ -330,12 +385,22 @@ int main(int argc, char **argv)
 	size_t ndata = datasets_load(data, "../shared");
 	struct column col[MAX_COLUMNS];
 	size_t ncol = columns(col);
+	long long err = calls_only ? 0 : per_byte(data, ndata, col, ncol);
 
-	if (!ndata)
-		return 1;
-	if ((!calls_only && !per_byte(data, ndata, col, ncol)) ||
-	    !short_calls(data, ndata, col, ncol))
-		printf("# ptrace single-stepping is not allowed here\n");
+	if (!err)
+		err = short_calls(data, ndata, col, ncol);
 	utf8val_simd_select(-1);
-	return 0;
+	switch (err) {
+	case 0:
+		return 0;
+	case STEPS_REFUSED:	/* as in a container that forbids it */
+		printf("# ptrace single-stepping is not allowed here\n");
+		return 0;
+	case STEPS_SIGNAL:
+		printf("# a counted call stopped on a signal of its own\n");
+		return 1;
+	default:
+		printf("# a counted call found its valid input invalid\n");
+		return 1;
+	}
 }
