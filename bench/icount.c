@@ -300,7 +300,8 @@ struct short_cost {
  * Where a vector path spends more than simdutf's kernel of its width,
  * the two parts say whether its bytes or a call's overhead cost the
  * difference. The scalar path is left out: the table is about the
- * vector paths' set-up.
+ * vector paths' set-up. A path that answers 256 bytes one way and 512
+ * another (AVX-512: whole() and blocks()) has no such split.
  */
 static long long short_calls(const struct dataset *data, size_t ndata,
 			     const struct column *col, size_t ncol)
@@ -349,9 +350,14 @@ static long long short_calls(const struct dataset *data, size_t ndata,
 			k->next = (double)(two[c] - one[c]) / pieces /
 				  SHORT_LEN;
 			k->overhead = k->call - k->next * SHORT_LEN;
-			printf("%-15s %-11s %12.0f %14.3f %12.3f %10.0f\n",
-			       data[d].name, col[c].name, k->call,
-			       k->call / SHORT_LEN, k->next, k->overhead);
+			printf("%-15s %-11s %12.0f %14.3f", data[d].name,
+			       col[c].name, k->call, k->call / SHORT_LEN);
+			/* less than none: 512 bytes went another way */
+			if (k->overhead < 0)
+				printf(" %23s\n", "(not one way)");
+			else
+				printf(" %12.3f %10.0f\n", k->next,
+				       k->overhead);
 		}
 		for (size_t w = 0; w < ARRAY_SIZE(same_width); w++) {
 			const struct column *ours, *peer;
