@@ -1624,6 +1624,7 @@ static noinline bool check_dfa(const u8 *s, size_t len)
 /*
  * utf8val_check() of all but 8 to 64 bytes, out of line (see there): an
  * input whose ASCII words do not go first goes straight to the path's
+ * whole() where that takes it (AVX-512's, to 256 bytes), else to its
  * blocks, as prefix_on() would send it, without the rest of its set-up
  * (which, inlined, made every call save five registers).
  */
@@ -1635,6 +1636,8 @@ static noinline bool check_long(const u8 *s, size_t len)
 
 	if (len < impl->ascii_first || !blocks_take(impl, path, len))
 		return check_general(s, len, path);
+	if (checks_whole(path, len))
+		return simd_whole(path, s, len);
 	n = simd_prefix(impl->blocks, s, len, NULL);
 	return n == len || check_dfa(s + n, len - n);
 }

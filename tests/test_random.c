@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "../utf8val_simd.h"	/* UTF8VAL_WHOLE_MAX */
 
 #define MAX_LEN 4096
 #define UNIFORM_LEN (64 * 1024)
@@ -278,11 +279,13 @@ static unsigned long across_a_section(void)
  * Each bad sequence, and each character at a bound of the rules, at every
  * position of ASCII text of every length from 1 to 72 bytes, cut short
  * where the text ends, and that text alone (every value from 0x00 to
- * 0x7f): where utf8val_check() answers from one vector block (up to 64
- * bytes, AVX-512's whole(), which ASCII leaves early) or from the words
- * alone, and just past them.
+ * 0x7f): where utf8val_check() answers from the words alone, or from a
+ * path's whole() (AVX-512's: one block up to 64 bytes, two up to 128,
+ * four up to 256, each left early on ASCII), and just past them. (Up to
+ * 72 where no path has a whole() of more than 64 bytes: an emulator
+ * takes long enough over those.)
  */
-#define SHORT_MAX	72
+#define SHORT_MAX	(UTF8VAL_WHOLE_MAX > 64 ? UTF8VAL_WHOLE_MAX + 8 : 72)
 
 static unsigned long short_planted(void)
 {

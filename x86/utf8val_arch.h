@@ -26,12 +26,21 @@ size_t utf8val_avx2_blocks(const u8 *s, size_t from, size_t to, bool end,
 size_t utf8val_avx512_blocks(const u8 *s, size_t from, size_t to, bool end,
 			     u64 *chars);
 bool utf8val_avx512_whole(const u8 *s, size_t len);
+bool utf8val_avx512_whole256(const u8 *s, size_t len);
 u64 utf8val_avx2_newlines(const u8 *s, size_t len, size_t *last_end);
 u64 utf8val_avx512_newlines(const u8 *s, size_t len, size_t *last_end);
-/* AVX-512 checks up to one block in one call (utf8val_simd.h) */
+/*
+ * AVX-512 checks up to four blocks in one call (utf8val_simd.h): one, or
+ * past 64 bytes two or four (the callers of up to 64 know it, and take
+ * no branch on the length here).
+ */
 #define UTF8VAL_WHOLE_PATH		UTF8VAL_PATH_AVX512
-#define UTF8VAL_WHOLE_MAX		64
-#define utf8val_arch_whole		utf8val_avx512_whole
+#define UTF8VAL_WHOLE_MAX		256
+static inline bool utf8val_arch_whole(const u8 *s, size_t len)
+{
+	return len <= 64 ? utf8val_avx512_whole(s, len) :
+			   utf8val_avx512_whole256(s, len);
+}
 
 /*
  * The name, the blocks function, the length below which the DFA alone is
