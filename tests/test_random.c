@@ -277,13 +277,13 @@ static unsigned long across_a_section(void)
 
 /*
  * Each bad sequence, and each character at a bound of the rules, at every
- * position of ASCII text of every length from 1 to 72 bytes, cut short
- * where the text ends, and that text alone (every value from 0x00 to
- * 0x7f): where utf8val_check() answers from the words alone, or from a
- * path's whole() (AVX-512's: one block up to 64 bytes, two up to 128,
- * four up to 256, each left early on ASCII), and just past them. (Up to
- * 72 where no path has a whole() of more than 64 bytes: an emulator
- * takes long enough over those.)
+ * position of ASCII text of every length from 1 to SHORT_MAX bytes, cut
+ * short where the text ends, and that text alone (every value from 0x00
+ * to 0x7f): where utf8val_check() answers from the words alone, or from
+ * a path's whole() (AVX-512's: one block up to 64 bytes, two up to 128,
+ * four up to 256, each left early on ASCII), and just past them: 264
+ * bytes on x86-64, and 72 where no path has a whole() of more than 64
+ * bytes (an emulator takes long enough over those).
  */
 #define SHORT_MAX	(UTF8VAL_WHOLE_MAX > 64 ? UTF8VAL_WHOLE_MAX + 8 : 72)
 
