@@ -497,7 +497,7 @@ static __always_inline bool pair_whole(const u8 *s, size_t len)
 bool utf8val_avx512_whole256(const u8 *s, size_t len)
 {
 	struct group g;
-	__m512i any_high, ab;
+	__m512i any_high;
 	struct avx512_tables t;
 
 	if (len <= 128)
@@ -508,14 +508,8 @@ bool utf8val_avx512_whole256(const u8 *s, size_t len)
 	if (!_mm512_movepi8_mask(any_high))
 		return true;
 	t = tables();	/* (tables_loaded() measured the same here) */
-	ab = _mm512_ternarylogic_epi64(rule_errors(&t, g.a,
-						   _mm512_setzero_si512()),
-				       rule_errors(&t, g.b, g.a),
-				       _mm512_subs_epu8(g.d, t.tail_max),
-				       TERN_A_OR_B_OR_C);
-	return !any(_mm512_ternarylogic_epi64(ab, rule_errors(&t, g.c, g.b),
-					      rule_errors(&t, g.d, g.c),
-					      TERN_A_OR_B_OR_C));
+	return !group_errors(&t, &g, _mm512_setzero_si512()) &&
+	       !ends_open(&t, g.d);
 }
 
 /*
