@@ -102,13 +102,21 @@ static size_t columns(struct column *c)
 	return add_simdutf(c, n, "sn_", peer_simdutf_now);
 }
 
-static const struct column *column_named(const struct column *c, size_t n,
-					 const char *name)
+static bool column_named(const struct column *c, size_t n, const char *name,
+			 size_t *at)
 {
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(c[i].name, name))
-			return &c[i];
-	return NULL;
+	for (*at = 0; *at < n; (*at)++)
+		if (!strcmp(c[*at].name, name))
+			return true;
+	return false;
+}
+
+/* Where same_width[@w]'s path and its peer are among @c's @n, if both are */
+static bool width_pair(const struct column *c, size_t n, size_t w,
+		       size_t *ours, size_t *peer)
+{
+	return column_named(c, n, same_width[w].ours, ours) &&
+	       column_named(c, n, same_width[w].peer, peer);
 }
 
 /*
@@ -233,15 +241,12 @@ static long long per_byte(const struct dataset *data, size_t ndata,
 			       ipb[c]);
 		}
 		for (size_t w = 0; w < ARRAY_SIZE(same_width); w++) {
-			const struct column *ours, *peer;
+			size_t o, p;
 
-			ours = column_named(col, ncol, same_width[w].ours);
-			peer = column_named(col, ncol, same_width[w].peer);
-			if (ours && peer)
+			if (width_pair(col, ncol, w, &o, &p))
 				printf("# %s: %s at %.2f of %s's instructions\n",
-				       data[d].name, ours->name,
-				       ipb[ours - col] / ipb[peer - col],
-				       peer->name);
+				       data[d].name, col[o].name,
+				       ipb[o] / ipb[p], col[p].name);
 		}
 	}
 	return 0;
@@ -360,19 +365,17 @@ static long long short_calls(const struct dataset *data, size_t ndata,
 				       k->overhead);
 		}
 		for (size_t w = 0; w < ARRAY_SIZE(same_width); w++) {
-			const struct column *ours, *peer;
 			const struct short_cost *o, *p;
+			size_t oi, pi;
 
-			ours = column_named(col, ncol, same_width[w].ours);
-			peer = column_named(col, ncol, same_width[w].peer);
-			if (!ours || !peer)
+			if (!width_pair(col, ncol, w, &oi, &pi))
 				continue;
-			o = &cost[ours - col];
-			p = &cost[peer - col];
+			o = &cost[oi];
+			p = &cost[pi];
 			printf("# %s, %u B (%zu of %zu pieces with non-ASCII): ",
 			       data[d].name, SHORT_LEN, mixed, pieces);
-			printf("%s at %.2f of %s's instructions", ours->name,
-			       o->call / p->call, peer->name);
+			printf("%s at %.2f of %s's instructions", col[oi].name,
+			       o->call / p->call, col[pi].name);
 			if (o->call > p->call)
 				printf(": overhead %.0f against %.0f, %.3f a byte against %.3f",
 				       o->overhead, p->overhead, o->next,
