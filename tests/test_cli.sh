@@ -1523,9 +1523,10 @@ ssize_t pread64(int fd, void *buf, size_t n, off64_t off)
 /* A mapping made: a window mapped, if it is a file's, shared. */
 static void *map_made(void *map, int flags, int fd, long long off)
 {
-	if (fd >= 0 && (flags & MAP_SHARED))
+	if (fd >= 0 && (flags & MAP_SHARED)) {
 		mapped_at = off;
-	mapped |= map != MAP_FAILED && fd >= 0 && (flags & MAP_SHARED);
+		mapped |= map != MAP_FAILED;
+	}
 	return map;
 }
 
