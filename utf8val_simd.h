@@ -23,9 +23,9 @@
  * block looks back up to 128 bytes from @to).
  * Returns the end of the blocks found clean: @to less (to - from) % 64,
  * or @to where the path moved its steps to a 64-byte boundary (AVX-512
- * and AVX2 from 2 KiB, if @s + @from is not on one, and for AVX-512 at
- * the input's start 3 bytes or more before it: the last block overlaps
- * the one before), or a block start at or before the first
+ * from 768 bytes and AVX2 from 2 KiB, if @s + @from is not on one, and
+ * for AVX-512 at the input's start 3 bytes or more before it: the last
+ * block overlaps the one before), or a block start at or before the first
  * block where an error shows (AVX-512: the start of its 256-byte step,
  * or @from). A character may
  * straddle the returned point unchecked, unless @end says that @to ends

@@ -293,7 +293,7 @@ static unsigned long on_vector_paths(unsigned long (*fn)(int path),
 
 /*
  * Inputs long enough for a vector path to align its reads (AVX-512 from
- * 2 KiB: the bytes up to the first 64-byte boundary as a block, the rest
+ * 768 bytes: the bytes up to the first 64-byte boundary as a block, the rest
  * from the boundary on), starting at each offset from a boundary: each
  * byte value and each pair of the ranges' edges, and whole and cut
  * characters, placed across the start, the first boundary, the end of
@@ -400,8 +400,11 @@ static unsigned long aligned_starts(int path)
  * lengths end the input each way AVX-512 can: after whole groups, with
  * a tail of two blocks or more (one more group, masked) and with less.
  * The input starts after a guard page, then ends at one: a look back
- * before the input faults. Valid text must be taken whole, counted or
- * not.
+ * before the input faults. Ending at one, 928 and 805 bytes start off a
+ * 64-byte boundary, so AVX-512 aligns its reads (ALIGN_FROM) and ends in
+ * whole blocks: the three tails are tried from a page's start here, and
+ * at a guard page by block_boundaries() (up to 512 bytes). Valid text
+ * must be taken whole, counted or not.
  */
 #define GROUP		256
 #define SEQUENCE_MAX	4	/* the longest of sequences[] */

@@ -40,12 +40,15 @@
 /*
  * From this many bytes, reads start at a 64-byte boundary: a load across
  * two cache lines costs two, and a caller's buffer is rarely aligned.
- * The start costs one more block's check, 1.5 % of 4 KiB: bench
- * --offsets on an AMD EPYC Zen 5 showed 3 to 6 % more on mostly-ASCII
- * text at 4 and 64 KiB, 2 % less on 4-byte text at 4 KiB. Not measured
- * below 4 KiB; 2 KiB is where simdutf starts.
+ * The start costs one more block's check, and the end a masked group.
+ * bench --offsets on an AMD EPYC Zen 5 showed 3 to 6 % more on
+ * mostly-ASCII text at 4 and 64 KiB, 2 % less on 4-byte text at 4 KiB.
+ * At 768 bytes and 1 KiB aligning took random characters 1.2 to 1.4
+ * times as fast there, other text 0.99 to 1.15; at 512 bytes it cost
+ * mostly-ASCII text 4 to 16 % (Documentation/utf8val.rst). simdutf
+ * starts at 2 KiB.
  */
-#define ALIGN_FROM	2048
+#define ALIGN_FROM	768
 
 struct avx512_tables {
 	__m512i prev_high, prev_low, this_high;
