@@ -301,9 +301,12 @@ static unsigned long on_vector_paths(unsigned long (*fn)(int path),
  * end the input ends with a block overlapping the one before) and its
  * overlapping block's start, the next section's first boundary, and the
  * end. ASCII around them, and a lead byte before the input, which no
- * path may read. Quick: six of the offsets.
+ * path may read. Then the same across the start, the first boundary and
+ * the group after it, and the end of an input of one section, just over
+ * AVX-512's ALIGN_FROM. Quick: six of the offsets.
  */
 #define ALIGNED_LEN	(16384 + 2048 + 37)
+#define ALIGNED_SHORT	1000	/* one section, AVX-512 aligning it */
 #define VALID_SEQUENCES	4	/* the first ones; the others are not */
 static const char *const sequences[] = {
 	"\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\xed\x9f\xbf",
@@ -316,40 +319,42 @@ static const char *const sequences[] = {
  * core calls it: a section that does not end the input, then the rest.
  * (path_agrees() makes one call over the whole input.)
  */
-static bool taken_whole(int path, const u8 *buf)
+static bool taken_whole(int path, const u8 *buf, size_t len)
 {
 	u64 chars = 0;
 
+	if (len <= 16384)
+		return impls[path].blocks(buf, 0, len, true, &chars) == len;
 	return impls[path].blocks(buf, 0, 16384, false, &chars) == 16384 &&
-	       impls[path].blocks(buf, 16384, ALIGNED_LEN, true, &chars) ==
-	       ALIGNED_LEN;
+	       impls[path].blocks(buf, 16384, len, true, &chars) == len;
 }
 
-static unsigned long placed_near(int path, u8 *buf, size_t at)
+static unsigned long placed_near(int path, u8 *buf, size_t len, size_t at)
 {
 	unsigned long bad = 0;
 
 	for (unsigned int v = 0; v < 256; v++) {
 		buf[at] = v;
-		bad += !path_agrees(path, buf, ALIGNED_LEN);
+		bad += !path_agrees(path, buf, len);
 	}
 	for (size_t a = 0; a < NEDGES; a++)
-		for (size_t b = 0; b < NEDGES && at + 1 < ALIGNED_LEN; b++) {
+		for (size_t b = 0; b < NEDGES && at + 1 < len; b++) {
 			buf[at] = edges[a];
 			buf[at + 1] = edges[b];
-			bad += !path_agrees(path, buf, ALIGNED_LEN);
+			bad += !path_agrees(path, buf, len);
 		}
 	buf[at] = 'a';
-	if (at + 1 < ALIGNED_LEN)
+	if (at + 1 < len)
 		buf[at + 1] = 'a';
 	for (size_t q = 0; q < ARRAY_SIZE(sequences); q++) {
 		size_t n = strlen(sequences[q]);
 
-		if (at + n > ALIGNED_LEN)
+		if (at + n > len)
 			continue;
 		memcpy(buf + at, sequences[q], n);
-		bad += !path_agrees(path, buf, ALIGNED_LEN);
-		if (q < VALID_SEQUENCES && !taken_whole(path, buf) && ++bad <= 3)
+		bad += !path_agrees(path, buf, len);
+		if (q < VALID_SEQUENCES && !taken_whole(path, buf, len) &&
+		    ++bad <= 3)
 			printf("# %s's blocks stop short of valid text, a character at %zu\n",
 			       utf8val_path_name(path), at);
 		memset(buf + at, 'a', n);
@@ -372,6 +377,9 @@ static unsigned long aligned_starts(int path)
 		 */
 		const size_t anchors[] = { 0, 64 - off, 16384 - 64, 16384,
 					   16384 + 64 - off, ALIGNED_LEN };
+		/* one section: its start, first boundary, next group, end */
+		const size_t short_anchors[] = { 0, 64 - off, 64 - off + 256,
+						 ALIGNED_SHORT };
 		bool tried = !quick_run();
 
 		for (size_t i = 0; i < ARRAY_SIZE(quick_offsets); i++)
@@ -384,7 +392,15 @@ static unsigned long aligned_starts(int path)
 		for (size_t a = 0; a < ARRAY_SIZE(anchors); a++)
 			for (size_t at = anchors[a] < 4 ? 0 : anchors[a] - 4;
 			     at <= anchors[a] + 1 && at < ALIGNED_LEN; at++)
-				bad += placed_near(path, buf, at);
+				bad += placed_near(path, buf, ALIGNED_LEN, at);
+		memset(buf, 'a', ALIGNED_SHORT);
+		for (size_t a = 0; a < ARRAY_SIZE(short_anchors); a++)
+			for (size_t at = short_anchors[a] < 4 ? 0 :
+					 short_anchors[a] - 4;
+			     at <= short_anchors[a] + 1 && at < ALIGNED_SHORT;
+			     at++)
+				bad += placed_near(path, buf, ALIGNED_SHORT,
+						   at);
 	}
 	return bad;
 }
@@ -519,8 +535,9 @@ vector:
 		   quick_run() ? " (quick: of 3, one byte over all values, the others at the ranges' edges)" : "",
 		   paths, bad);
 	bad = on_vector_paths(aligned_starts, &paths);
-	tap_result(!bad, "inputs of %u bytes at %s offsets from a 64-byte boundary, bytes and characters across the start, the first boundary, a section's end and the end, %u vector paths against the scalar path: %lu mismatches",
-		   ALIGNED_LEN, quick_run() ? "six" : "all 64", paths, bad);
+	tap_result(!bad, "inputs of %u and %u bytes at %s offsets from a 64-byte boundary, bytes and characters across the start, the first boundary, a section's end and the end, %u vector paths against the scalar path: %lu mismatches",
+		   ALIGNED_LEN, ALIGNED_SHORT, quick_run() ? "six" : "all 64",
+		   paths, bad);
 	bad = on_vector_paths(across_groups, &paths);
 	tap_result(!bad, "each sequence at every offset across AVX-512's second group, in ASCII, beside a character in each block and after a group of 2-byte characters, three lengths, after and at a guard page, %u vector paths against the scalar path: %lu mismatches",
 		   paths, bad);
