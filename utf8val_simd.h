@@ -22,10 +22,11 @@
  * of s[0..to) may be read, nothing before @s (a tail overlapping the last
  * block looks back up to 128 bytes from @to).
  * Returns the end of the blocks found clean: @to less (to - from) % 64,
- * or @to where the path moved its steps to a 64-byte boundary (AVX-512
- * from 768 bytes and AVX2 from 2 KiB, if @s + @from is not on one, and
- * for AVX-512 at the input's start 3 bytes or more before it: the last
- * block overlaps the one before), or a block start at or before the first
+ * or @to where the path moved its steps to a 64-byte boundary (where
+ * @to - @from reaches the path's ALIGN_FROM or VEC_ALIGN_FROM and @s +
+ * @from is not on one; for AVX-512 at @from 0, only if the boundary is
+ * 3 bytes or more after @s: the last block overlaps the one before),
+ * or a block start at or before the first
  * block where an error shows (AVX-512: the start of its 256-byte step,
  * or @from). A character may
  * straddle the returned point unchecked, unless @end says that @to ends

@@ -118,7 +118,7 @@ static struct impl impls[] = {
 #define NIMPLS (sizeof(impls) / sizeof(impls[0]))
 
 static const size_t sizes[] = { 16, 64, 256, 512, 1024, 4096, 65536, 1 << 20 };
-/* the fresh and offset tables' (a kernel that aligns its reads, from 2 KiB) */
+/* the fresh and offset tables' (simdutf's aligns its reads from 2 KiB) */
 static const size_t large_sizes[] = { 4096, 65536, 1 << 20 };
 #define LONG_SIZE	4096	/* from here, the goals of long inputs */
 #define NSIZES (sizeof(sizes) / sizeof(sizes[0]))

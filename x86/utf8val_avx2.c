@@ -45,9 +45,9 @@ struct vec_carry {
 /*
  * From this many bytes: on an Intel Xeon (family 6, model 167), 1 MiB of
  * MAINTAINERS 16 bytes past a cache line ran at 0.70 of its speed on a
- * page boundary; the Chinese page at 0.82, the JSON 0.85. From 1 KiB
- * instead, on an AMD EPYC Zen 5, text mostly ASCII ran at 0.68 to 0.92
- * times the speed at 1 KiB, random characters at 1.02.
+ * page boundary; the Chinese page at 0.82, the JSON 0.85. Aligning from
+ * 1 KiB instead ran text mostly ASCII of 1 KiB at 0.68 to 0.92 times
+ * this on an AMD EPYC Zen 5, random characters at 1.02.
  */
 #define VEC_ALIGN_FROM	2048
 
