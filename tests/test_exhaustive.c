@@ -362,6 +362,20 @@ static unsigned long placed_near(int path, u8 *buf, size_t len, size_t at)
 	return bad;
 }
 
+/* placed_near() from 4 bytes before each of @anchors to 1 after it */
+static unsigned long placed_around(int path, u8 *buf, size_t len,
+				   const size_t *anchors, size_t n)
+{
+	unsigned long bad = 0;
+
+	memset(buf, 'a', len);
+	for (size_t a = 0; a < n; a++)
+		for (size_t at = anchors[a] < 4 ? 0 : anchors[a] - 4;
+		     at <= anchors[a] + 1 && at < len; at++)
+			bad += placed_near(path, buf, len, at);
+	return bad;
+}
+
 static unsigned long aligned_starts(int path)
 {
 	static const unsigned int quick_offsets[] = { 1, 3, 33, 61, 62, 63 };
@@ -386,21 +400,12 @@ static unsigned long aligned_starts(int path)
 			tried |= quick_offsets[i] == off;
 		if (!tried)
 			continue;
-		memset(buf, 'a', ALIGNED_LEN);
 		/* before the input, what no valid text may follow */
 		memset(area, 0xf0, off);
-		for (size_t a = 0; a < ARRAY_SIZE(anchors); a++)
-			for (size_t at = anchors[a] < 4 ? 0 : anchors[a] - 4;
-			     at <= anchors[a] + 1 && at < ALIGNED_LEN; at++)
-				bad += placed_near(path, buf, ALIGNED_LEN, at);
-		memset(buf, 'a', ALIGNED_SHORT);
-		for (size_t a = 0; a < ARRAY_SIZE(short_anchors); a++)
-			for (size_t at = short_anchors[a] < 4 ? 0 :
-					 short_anchors[a] - 4;
-			     at <= short_anchors[a] + 1 && at < ALIGNED_SHORT;
-			     at++)
-				bad += placed_near(path, buf, ALIGNED_SHORT,
-						   at);
+		bad += placed_around(path, buf, ALIGNED_LEN, anchors,
+				     ARRAY_SIZE(anchors));
+		bad += placed_around(path, buf, ALIGNED_SHORT, short_anchors,
+				     ARRAY_SIZE(short_anchors));
 	}
 	return bad;
 }

@@ -48,7 +48,7 @@
  * at 768 bytes and 1.26 at 1 KiB, other text 0.99 to 1.15; from 512 it
  * cost mostly-ASCII text 4 to 16 % at 512 bytes
  * (Documentation/utf8val.rst). simdutf starts at 2 KiB. The length is
- * the section's, @to - @from.
+ * the section's, to - from in blocks().
  */
 #define ALIGN_FROM	768
 
