@@ -259,24 +259,42 @@ static void test_stream_long_chunks(void)
 		   fed, wrong);
 }
 
+#define PAST_4GIB_CHUNK	(3u << 20)
+
+/*
+ * ASCII in chunks of PAST_4GIB_CHUNK, each starting with @head and ending
+ * with @tail, until @total bytes: what was fed.
+ */
+static u64 feed_ascii_chunks(struct utf8val_stream *st, u8 *buf,
+			     const char *head, const char *tail, u64 total)
+{
+	const size_t tail_len = strlen(tail);
+	u64 fed = 0;
+
+	memset(buf, 'a', PAST_4GIB_CHUNK);
+	memcpy(buf, head, strlen(head));
+	memcpy(buf + PAST_4GIB_CHUNK - tail_len, tail, tail_len);
+	for (; fed < total; fed += PAST_4GIB_CHUNK)
+		utf8val_stream_feed(st, buf, PAST_4GIB_CHUNK);
+	return fed;
+}
+
 /*
  * Offsets and counts are 64-bit everywhere, also on 32-bit builds: more
- * than 4 GiB of bytes and of characters. Each chunk finishes the
- * character the one before left open, then is ASCII (the cheapest input
- * to feed, under an emulator too), and leaves another open.
+ * than 4 GiB of bytes and of characters, in a verdict with an error and
+ * in one without. Each chunk finishes the character the one before left
+ * open, then is ASCII (the cheapest input to feed, under an emulator
+ * too), and leaves another open.
  */
 static void test_stream_past_4gib(void)
 {
-	const size_t chunk = 3 << 20;
-	const u64 total = 5ull << 30;
+	const size_t chunk = PAST_4GIB_CHUNK;
 	u8 *buf = malloc(chunk);
 	struct utf8val_stream st;
 	struct utf8val_result r;
-	u64 fed = 0, chars = 0;
+	u64 fed, chars;
+	bool ok;
 
-	memcpy(buf, "\x82\xac", 2);
-	memset(buf + 2, 'a', chunk - 3);
-	buf[chunk - 1] = 0xe2;
 	/*
 	 * The counters are the stream's, whatever the path: under an
 	 * emulator, the scalar one, as RISC-V's vector instructions emulated
@@ -286,15 +304,75 @@ static void test_stream_past_4gib(void)
 		utf8val_simd_select(UTF8VAL_PATH_SCALAR);
 	utf8val_stream_init(&st, 0);
 	utf8val_stream_feed(&st, "\xe2", 1);
-	for (; fed < total; fed += chunk, chars += chunk - 2)
-		utf8val_stream_feed(&st, buf, chunk);
+	fed = feed_ascii_chunks(&st, buf, "\x82\xac", "\xe2", 5ull << 30);
+	chars = fed / chunk * (chunk - 2);
+	/* a character open, nothing wrong: the verdict so far */
+	utf8val_stream_result(&st, &r);
+	ok = r.error == UTF8VAL_EINCOMPLETE && r.error_len == 1 &&
+	     r.valid_up_to == fed && r.chars == chars;
 	utf8val_stream_feed(&st, "\x82\xac\xff", 3);
 	utf8val_stream_result(&st, &r);
-	tap_result(r.error == UTF8VAL_EBADBYTE && r.valid_up_to == fed + 3 &&
-		   r.chars == chars + 1 && chars + 1 > 0xffffffffull,
-		   "stream of %llu bytes in %zu-byte chunks, each splitting a character: bad byte at %llu, %llu chars",
-		   fed + 4, chunk, r.valid_up_to, r.chars);
+	ok &= r.error == UTF8VAL_EBADBYTE && r.error_len == 1 &&
+	      r.valid_up_to == fed + 3 && r.chars == chars + 1 &&
+	      chars + 1 > 0xffffffffull;
+	tap_result(ok, "stream of %llu bytes in %zu-byte chunks, each splitting a character: open at %llu, then bad byte at %llu, %llu chars",
+		   fed + 4, chunk, fed, r.valid_up_to, r.chars);
 	utf8val_simd_select(-1);
+	free(buf);
+}
+
+/*
+ * The same past 4 GiB where a stream takes whole chunks in vector blocks
+ * (no character open, no flag), on each vector path; and with the policy
+ * flags, a U+FEFF that is no signature there, then a noncharacter. Not in
+ * a quick run: under an emulator the vector paths would take minutes.
+ */
+static void test_stream_blocks_past_4gib(void)
+{
+	const u64 total = (4ull << 30) + 2 * PAST_4GIB_CHUNK;
+	const unsigned int policy = UTF8VAL_REJECT_BOM | UTF8VAL_REJECT_NONCHAR;
+	u8 *buf = malloc(PAST_4GIB_CHUNK);
+	struct utf8val_stream st;
+	struct utf8val_result r;
+	unsigned int paths = 0;
+	bool ok = true;
+	u64 fed;
+
+	if (quick_run()) {
+		tap_result(true, "stream in whole chunks past 4 GiB # SKIP quick run");
+		free(buf);
+		return;
+	}
+	for (int path = UTF8VAL_PATH_SCALAR + 1; path < NR_UTF8VAL_PATHS; path++) {
+		if ((int)utf8val_simd_select(path) != path)
+			continue;
+		paths++;
+		utf8val_stream_init(&st, 0);
+		fed = feed_ascii_chunks(&st, buf, "", "", total);
+		utf8val_stream_result(&st, &r);
+		ok &= r.error == UTF8VAL_OK && r.valid_up_to == fed &&
+		      r.chars == fed;
+		utf8val_stream_feed(&st, "\xff", 1);
+		utf8val_stream_result(&st, &r);
+		ok &= r.error == UTF8VAL_EBADBYTE && r.valid_up_to == fed &&
+		      r.chars == fed;
+	}
+	utf8val_simd_select(-1);
+	/*
+	 * At 4 GiB exactly, where an offset cut to 32 bits is 0, a U+FEFF
+	 * split across two feeds: no signature there. Then U+FFFE.
+	 */
+	utf8val_stream_init(&st, policy);
+	fed = feed_ascii_chunks(&st, buf, "", "", (4ull << 30) - PAST_4GIB_CHUNK);
+	utf8val_stream_feed(&st, buf, (4ull << 30) - fed);
+	utf8val_stream_feed(&st, "\xef\xbb", 2);
+	utf8val_stream_feed(&st, "\xbf\xef\xbf\xbe", 4);
+	utf8val_stream_result(&st, &r);
+	ok &= r.error == UTF8VAL_ENONCHAR && r.error_len == 3 &&
+	      r.valid_up_to == (4ull << 30) + 3 &&
+	      r.chars == (4ull << 30) + 1;
+	tap_result(ok, "stream in whole chunks past 4 GiB, on %u vector paths and with the policy flags: the verdict so far, a bad byte, U+FEFF inside, a noncharacter",
+		   paths);
 	free(buf);
 }
 
@@ -308,5 +386,6 @@ int main(void)
 	test_stream_semantics();
 	test_stream_long_chunks();
 	test_stream_past_4gib();
+	test_stream_blocks_past_4gib();
 	return tap_finish();
 }
