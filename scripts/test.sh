@@ -4,9 +4,9 @@
 # Every test of the project, on a fresh Debian 12 machine: installs what it
 # needs, runs each suite (TAP), and ends with one line
 # "N passed, N failed, N skipped".
-# Suites run three at a time, four at the end (TEST_JOBS, pool_size;
-# two CPUs: the guests and the tests leave a CPU idle a fifth of the
-# time at two), the longest first,
+# Suites run three at a time (TEST_JOBS; two CPUs: the guests and the
+# tests leave a CPU idle a fifth of the time at two), four once only
+# the guests are left (pool_size), the longest first,
 # beside the downloads the guests share, and fewer beside a detector
 # kernel's guest (queue); each one's output is kept until
 # it ends, then printed whole, in the order they started, with its time.
@@ -264,13 +264,18 @@ any_due() {	# whether a queued suite is due
 	return 1
 }
 
-# The pool's last suites are the guests of Debian's kernels, which wait
-# on their emulated boots and tests more than they compute (6.1's short
-# suite alone: 104 s, 73 CPU-seconds, on an AMD EPYC): once no detector
-# guest is left to run apart and the system test has ended, the pool
-# takes one more, where three left a fifth of two CPUs idle (CI 68).
+# The pool's last suites are the guests of Debian's kernels (guests_only,
+# set where the launches reach them), which wait on their emulated boots
+# and tests more than they compute: 6.1's short suite took 104 s and 73
+# CPU-seconds alone, three short suites at once 120 s and 208 (1.7 of two
+# CPUs), on an AMD EPYC. Once they are all that is left to start, and no
+# detector guest is queued or running apart and the system test has
+# ended, the pool takes one more than TEST_JOBS' default. (A TEST_JOBS
+# that is set is kept to the end.)
+guests_only=
 pool_size() {
-	if [ ${#queued[@]} -eq 0 ] && ! apart_running &&
+	if [ -n "$guests_only" ] && [ -z "${TEST_JOBS:-}" ] &&
+	   [ ${#queued[@]} -eq 0 ] && ! apart_running &&
 	   { [ ${#held[@]} -eq 0 ] || [ "$(running "${held[@]}")" -eq 0 ]; }; then
 		echo $((slots + 1))
 	else
@@ -458,6 +463,7 @@ done
 # (scripts/guest/run checks that each suite it put in the guest ran
 # whole.)
 . scripts/guest/kernel-row.sh
+guests_only=1	# (pool_size)
 for series in $(kernel_series full); do
 	start after $prepared suite "guest: Debian $series kernel in qemu" 90 \
 		scripts/guest/run "$series" test
