@@ -6,7 +6,7 @@
 # "N passed, N failed, N skipped".
 # Suites run three at a time (TEST_JOBS; two CPUs: the guests and the
 # tests leave a CPU idle a fifth of the time at two), four once only
-# the guests are left (pool_size), the longest first,
+# the guests and the module builds are left (pool_size), the longest first,
 # beside the downloads the guests share, and fewer beside a detector
 # kernel's guest (queue); each one's output is kept until
 # it ends, then printed whole, in the order they started, with its time.
@@ -264,19 +264,28 @@ any_due() {	# whether a queued suite is due
 	return 1
 }
 
-# The pool's last suites are the guests of Debian's kernels (guests_only,
-# set where the launches reach them), which wait on their emulated boots
-# and tests more than they compute: 6.1's short suite took 104 s and 73
-# CPU-seconds alone, three short suites at once 120 s and 208 (1.7 of two
-# CPUs), on an AMD EPYC. Once they are all that is left to start, and no
-# detector guest is queued or running apart and the system test has
-# ended, the pool takes one more than TEST_JOBS' default. (A TEST_JOBS
-# that is set is kept to the end.)
-guests_only=
+# The pool's last suites are the guests of Debian's kernels, then the
+# module builds of the kernels no guest boots (first_guest: the first of
+# them), and the guests wait on their emulated boots and tests more than
+# they compute: 6.1's short suite took 104 s and 73 CPU-seconds alone,
+# three short suites at once 120 s and 208 (1.7 of two CPUs), on an AMD
+# EPYC. Once no suite before them runs, no detector guest is queued or
+# running apart, and the system test has ended, the pool takes one more
+# than TEST_JOBS' default. (A TEST_JOBS set and not empty is kept to the
+# end.)
+first_guest=
 pool_size() {
-	if [ -n "$guests_only" ] && [ -z "${TEST_JOBS:-}" ] &&
+	local i
+
+	if [ -n "$first_guest" ] && [ -z "${TEST_JOBS:-}" ] &&
 	   [ ${#queued[@]} -eq 0 ] && ! apart_running &&
 	   { [ ${#held[@]} -eq 0 ] || [ "$(running "${held[@]}")" -eq 0 ]; }; then
+		for i in "${pooled[@]}"; do
+			[ "$i" -ge "$first_guest" ] || ended "$i" || {
+				echo "$slots"
+				return
+			}
+		done
 		echo $((slots + 1))
 	else
 		echo "$slots"
@@ -463,7 +472,7 @@ done
 # (scripts/guest/run checks that each suite it put in the guest ran
 # whole.)
 . scripts/guest/kernel-row.sh
-guests_only=1	# (pool_size)
+first_guest=$((started + 1))	# (pool_size)
 for series in $(kernel_series full); do
 	start after $prepared suite "guest: Debian $series kernel in qemu" 90 \
 		scripts/guest/run "$series" test
