@@ -34,7 +34,7 @@ void print_result(const char *who, const struct utf8val_result *r)
 	       r->error_len);
 }
 
-static bool same(const struct utf8val_result *a, const struct utf8val_result *b)
+bool same_result(const struct utf8val_result *a, const struct utf8val_result *b)
 {
 	return a->valid_up_to == b->valid_up_to && a->chars == b->chars &&
 	       a->error == b->error && a->error_len == b->error_len;
@@ -78,7 +78,7 @@ static bool stream_pieces(const u8 *buf, size_t len, unsigned int flags,
 		prev = e;
 		at = cuts[i];
 	}
-	if (utf8val_stream_result(&st, &got) != got.error || !same(want, &got))
+	if (utf8val_stream_result(&st, &got) != got.error || !same_result(want, &got))
 		return report(what, buf, len, flags, want, &got);
 	/* The last feed has seen everything but an unfinished tail. */
 	if (want->error != UTF8VAL_EINCOMPLETE && e != want->error)
@@ -170,7 +170,7 @@ static bool compare_guarded(const u8 *buf, size_t len, unsigned int flags,
 		if (!p)
 			break;
 		if (utf8val_validate(p, len, flags, &got) != want->error ||
-		    !same(want, &got))
+		    !same_result(want, &got))
 			return report(at_end ? "validate, at a guard page" :
 					       "validate, after a guard page",
 				      buf, len, flags, want, &got);
@@ -191,7 +191,7 @@ static bool compare_path(const u8 *buf, size_t len, unsigned int flags,
 	bool ok = true;
 
 	if (utf8val_validate(buf, len, flags, &got) != want.error ||
-	    !same(&want, &got))
+	    !same_result(&want, &got))
 		return report("validate", buf, len, flags, &want, &got);
 	if (utf8val_validate(buf, len, flags, NULL) != want.error)
 		return report("validate(NULL)", buf, len, flags, &want, NULL);
@@ -199,7 +199,7 @@ static bool compare_path(const u8 *buf, size_t len, unsigned int flags,
 		return report("check", buf, len, flags, &want, NULL);
 	/* the entries the BPF kfuncs take outside task context */
 	if (utf8val_validate_scalar(buf, len, flags, &got) != want.error ||
-	    !same(&want, &got))
+	    !same_result(&want, &got))
 		return report("validate_scalar", buf, len, flags, &want, &got);
 	if (!flags && utf8val_check_scalar(buf, len) != !want.error)
 		return report("check_scalar", buf, len, flags, &want, NULL);

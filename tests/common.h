@@ -53,6 +53,8 @@ bool compare_stream_cut(const u8 *buf, size_t len, size_t cut);
 /* Mismatches reported so far (diagnostics stop after a few). */
 extern unsigned long compare_failures;
 
+/* Whether two verdicts agree in every member. */
+bool same_result(const struct utf8val_result *a, const struct utf8val_result *b);
 void print_result(const char *who, const struct utf8val_result *r);
 void print_bytes(const u8 *buf, size_t len);
 

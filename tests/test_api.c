@@ -288,8 +288,7 @@ static bool verdict_is(const struct utf8val_result *r, enum utf8val_error error,
 		.error = error, .error_len = error_len,
 	};
 
-	if (r->error == error && r->error_len == error_len &&
-	    r->valid_up_to == valid_up_to && r->chars == chars)
+	if (same_result(r, &want))
 		return true;
 	print_result("wanted", &want);
 	print_result("got", r);
@@ -346,7 +345,7 @@ static void test_stream_blocks_past_4gib(void)
 	const u64 total = (4ull << 30) + 2 * PAST_4GIB_CHUNK;
 	struct utf8val_stream st;
 	struct utf8val_result r;
-	u8 *buf;
+	u8 *buf = malloc(PAST_4GIB_CHUNK);
 	u64 fed;
 
 	for (int path = UTF8VAL_PATH_SCALAR + 1; path < NR_UTF8VAL_PATHS; path++) {
@@ -363,7 +362,6 @@ static void test_stream_blocks_past_4gib(void)
 				   name);
 			continue;
 		}
-		buf = malloc(PAST_4GIB_CHUNK);
 		utf8val_stream_init(&st, 0);
 		fed = feed_ascii_chunks(&st, buf, "", "", total);
 		utf8val_stream_result(&st, &r);
@@ -373,9 +371,9 @@ static void test_stream_blocks_past_4gib(void)
 		ok &= verdict_is(&r, UTF8VAL_EBADBYTE, 1, fed, fed);
 		tap_result(ok, "%s: stream of %llu bytes in whole %u-byte chunks: valid, then a bad byte at its end",
 			   name, fed + 1, PAST_4GIB_CHUNK);
-		free(buf);
 	}
 	utf8val_simd_select(-1);
+	free(buf);
 }
 
 /*
