@@ -306,7 +306,7 @@ struct short_cost {
  * the two parts say whether its bytes or a call's overhead cost the
  * difference. The scalar path is left out: the table is about the
  * vector paths' set-up. A path that answers 256 bytes one way and 512
- * another (AVX-512: whole256() and blocks()) has no such split.
+ * another (AVX-512: whole256() and whole512()) has no such split.
  */
 static long long short_calls(const struct dataset *data, size_t ndata,
 			     const struct column *col, size_t ncol)

@@ -27,19 +27,22 @@ size_t utf8val_avx512_blocks(const u8 *s, size_t from, size_t to, bool end,
 			     u64 *chars);
 bool utf8val_avx512_whole(const u8 *s, size_t len);
 bool utf8val_avx512_whole256(const u8 *s, size_t len);
+bool utf8val_avx512_whole512(const u8 *s, size_t len);
 u64 utf8val_avx2_newlines(const u8 *s, size_t len, size_t *last_end);
 u64 utf8val_avx512_newlines(const u8 *s, size_t len, size_t *last_end);
 /*
- * AVX-512 checks up to four blocks in one call (utf8val_simd.h): one, or
- * past 64 bytes two or four (the callers of up to 64 know it, and take
- * no branch on the length here).
+ * AVX-512 checks up to eight blocks in one call (utf8val_simd.h): one,
+ * past 64 bytes two or four, past 256 eight (the callers of up to 64
+ * know it, and take no branch on the length here).
  */
 #define UTF8VAL_WHOLE_PATH		UTF8VAL_PATH_AVX512
-#define UTF8VAL_WHOLE_MAX		256
+#define UTF8VAL_WHOLE_MAX		512
 static inline bool utf8val_arch_whole(const u8 *s, size_t len)
 {
-	return len <= 64 ? utf8val_avx512_whole(s, len) :
-			   utf8val_avx512_whole256(s, len);
+	if (len <= 64)
+		return utf8val_avx512_whole(s, len);
+	return len <= 256 ? utf8val_avx512_whole256(s, len) :
+			    utf8val_avx512_whole512(s, len);
 }
 
 /*

@@ -253,6 +253,13 @@ static __always_inline struct group load256(const u8 *p)
 	};
 }
 
+/* The group's bytes ORed: a top bit set where any is not ASCII. */
+static __always_inline __m512i group_high(const struct group *g)
+{
+	return _mm512_ternarylogic_epi64(g->a, g->b, _mm512_or_si512(g->c, g->d),
+					 TERN_A_OR_B_OR_C);
+}
+
 /*
  * Whether the group is all ASCII and @prev leaves no character open
  * before it: then it is valid, and leaves none open itself. One branch
@@ -262,24 +269,28 @@ static __always_inline struct group load256(const u8 *p)
 static __always_inline bool group_ascii(const struct avx512_tables *t,
 					const struct group *g, __m512i prev)
 {
-	__m512i any_high = _mm512_ternarylogic_epi64(g->a, g->b,
-						     _mm512_or_si512(g->c, g->d),
-						     TERN_A_OR_B_OR_C);
-
-	return !(_mm512_movepi8_mask(any_high) |
+	return !(_mm512_movepi8_mask(group_high(g)) |
 		 _mm512_cmpgt_epu8_mask(prev, t->tail_max));
+}
+
+/* The bytes of the group, after @prev, that break a rule. */
+static __always_inline __m512i group_error_bits(const struct avx512_tables *t,
+						const struct group *g,
+						__m512i prev)
+{
+	__m512i cd = _mm512_or_si512(rule_errors(t, g->c, g->b),
+				     rule_errors(t, g->d, g->c));
+
+	return _mm512_ternarylogic_epi64(rule_errors(t, g->a, prev),
+					 rule_errors(t, g->b, g->a), cd,
+					 TERN_A_OR_B_OR_C);
 }
 
 /* Whether the group, after @prev, breaks a rule: one test for four. */
 static __always_inline bool group_errors(const struct avx512_tables *t,
 					 const struct group *g, __m512i prev)
 {
-	__m512i cd = _mm512_or_si512(rule_errors(t, g->c, g->b),
-				     rule_errors(t, g->d, g->c));
-
-	return any(_mm512_ternarylogic_epi64(rule_errors(t, g->a, prev),
-					     rule_errors(t, g->b, g->a), cd,
-					     TERN_A_OR_B_OR_C));
+	return any(group_error_bits(t, g, prev));
 }
 
 static __always_inline u64 group_starts(const struct group *g)
@@ -502,19 +513,45 @@ static __always_inline bool pair_whole(const u8 *s, size_t len)
 bool utf8val_avx512_whole256(const u8 *s, size_t len)
 {
 	struct group g;
-	__m512i any_high;
 	struct avx512_tables t;
 
 	if (len <= 128)
 		return pair_whole(s, len);
 	g = len == 256 ? load256(s) : load_group(s, len);
-	any_high = _mm512_ternarylogic_epi64(g.a, g.b, _mm512_or_si512(g.c, g.d),
-					     TERN_A_OR_B_OR_C);
-	if (!_mm512_movepi8_mask(any_high))
+	if (!_mm512_movepi8_mask(group_high(&g)))
 		return true;
 	t = tables();	/* (tables_loaded() measured the same here) */
 	return !group_errors(&t, &g, _mm512_setzero_si512()) &&
 	       !ends_open(&t, g.d);
+}
+
+/*
+ * Whether the 257 to 512 bytes at @s, the whole input, are valid: two
+ * groups, the second masked as the end of the input is (under 64 bytes
+ * of it, one block and three of zeros), one branch on ASCII for both and
+ * one test of the rules, as whole256() does for one.
+ */
+bool utf8val_avx512_whole512(const u8 *s, size_t len)
+{
+	const size_t n = len - 256;
+	struct group g = load256(s), h = { };
+	struct avx512_tables t;
+
+	if (n == 256)
+		h = load256(s + 256);
+	else if (n >= 64)
+		h = load_group(s + 256, n);
+	else
+		h.a = _mm512_maskz_loadu_epi8(first_bytes(n), s + 256);
+	if (!_mm512_movepi8_mask(_mm512_or_si512(group_high(&g),
+						 group_high(&h))))
+		return true;
+	t = tables();
+	return !any(_mm512_ternarylogic_epi64(group_error_bits(&t, &g,
+							       _mm512_setzero_si512()),
+					      group_error_bits(&t, &h, g.d),
+					      _mm512_subs_epu8(h.d, t.tail_max),
+					      TERN_A_OR_B_OR_C));
 }
 
 /*
