@@ -158,9 +158,12 @@ const u8 *guarded_copy(const u8 *buf, size_t len, bool at_end)
 	return dst;
 }
 
-/* Validate and check @buf again against guard pages at either end. */
+/*
+ * Validate (unless only @check_only) and check @buf again against guard
+ * pages at either end.
+ */
 static bool compare_guarded(const u8 *buf, size_t len, unsigned int flags,
-			    const struct utf8val_result *want)
+			    const struct utf8val_result *want, bool check_only)
 {
 	struct utf8val_result got;
 
@@ -169,8 +172,9 @@ static bool compare_guarded(const u8 *buf, size_t len, unsigned int flags,
 
 		if (!p)
 			break;
-		if (utf8val_validate(p, len, flags, &got) != want->error ||
-		    !same_result(want, &got))
+		if (!check_only &&
+		    (utf8val_validate(p, len, flags, &got) != want->error ||
+		     !same_result(want, &got)))
 			return report(at_end ? "validate, at a guard page" :
 					       "validate, after a guard page",
 				      buf, len, flags, want, &got);
@@ -203,7 +207,7 @@ static bool compare_path(const u8 *buf, size_t len, unsigned int flags,
 		return report("validate_scalar", buf, len, flags, &want, &got);
 	if (!flags && utf8val_check_scalar(buf, len) != !want.error)
 		return report("check_scalar", buf, len, flags, &want, NULL);
-	if (!compare_guarded(buf, len, flags, &want))
+	if (!compare_guarded(buf, len, flags, &want, false))
 		return false;
 
 	if ((what & CMP_STREAM_BYTES) && len <= 64) {
@@ -294,6 +298,22 @@ bool compare_all(const u8 *buf, size_t len, unsigned int flags,
 
 	ref_validate(buf, len, flags, &want);
 	return on_each_path(&c, compare_one_path);
+}
+
+static bool compare_check_one_path(const struct comparison *c)
+{
+	if (utf8val_check(c->buf, c->len) != !c->want->error)
+		return report("check", c->buf, c->len, 0, c->want, NULL);
+	return compare_guarded(c->buf, c->len, 0, c->want, true);
+}
+
+bool compare_check(const u8 *buf, size_t len)
+{
+	struct utf8val_result want;
+	struct comparison c = { buf, len, 0, 0, NULL, &want };
+
+	ref_validate(buf, len, 0, &want);
+	return on_each_path(&c, compare_check_one_path);
 }
 
 static unsigned long compared_on[NR_UTF8VAL_PATHS];

@@ -39,6 +39,11 @@ const u8 *guarded_copy(const u8 *buf, size_t len, bool at_end);
 bool compare_all(const u8 *buf, size_t len, unsigned int flags,
 		 unsigned int what, struct rng *rng);
 /*
+ * utf8val_check() alone against ref_validate() on one strict input, on
+ * every path the CPU has, and again against guard pages.
+ */
+bool compare_check(const u8 *buf, size_t len);
+/*
  * The error iterator and utf8val_replace() (whole, sized first, and cut
  * at 40 output sizes, 8 past 4 KiB) against ref_replace() on one input,
  * which must have known flags, on every path its mode runs in.
