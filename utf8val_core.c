@@ -1624,7 +1624,7 @@ static noinline bool check_dfa(const u8 *s, size_t len)
 /*
  * utf8val_check() of all but 8 to 64 bytes, out of line (see there): an
  * input whose ASCII words do not go first goes straight to the path's
- * whole() where that takes it (AVX-512's, to 256 bytes), else to its
+ * whole() where that takes it (AVX-512's, to 512 bytes), else to its
  * blocks, as prefix_on() would send it, without the rest of its set-up
  * (which, inlined, made every call save five registers).
  */

@@ -256,7 +256,8 @@ static __always_inline struct group load256(const u8 *p)
 /* The group's bytes ORed: a top bit set where any is not ASCII. */
 static __always_inline __m512i group_high(const struct group *g)
 {
-	return _mm512_ternarylogic_epi64(g->a, g->b, _mm512_or_si512(g->c, g->d),
+	return _mm512_ternarylogic_epi64(g->a, g->b,
+					 _mm512_or_si512(g->c, g->d),
 					 TERN_A_OR_B_OR_C);
 }
 
@@ -536,6 +537,7 @@ bool utf8val_avx512_whole512(const u8 *s, size_t len)
 	const size_t n = len - 256;
 	struct group g = load256(s), h = { };
 	struct avx512_tables t;
+	__m512i err;
 
 	if (n == 256)
 		h = load256(s + 256);
@@ -547,8 +549,8 @@ bool utf8val_avx512_whole512(const u8 *s, size_t len)
 						 group_high(&h))))
 		return true;
 	t = tables();
-	return !any(_mm512_ternarylogic_epi64(group_error_bits(&t, &g,
-							       _mm512_setzero_si512()),
+	err = group_error_bits(&t, &g, _mm512_setzero_si512());
+	return !any(_mm512_ternarylogic_epi64(err,
 					      group_error_bits(&t, &h, g.d),
 					      _mm512_subs_epu8(h.d, t.tail_max),
 					      TERN_A_OR_B_OR_C));
