@@ -302,11 +302,24 @@ struct short_cost {
 };
 
 /*
+ * Whether @col answers SHORT_LEN bytes one way and twice that another:
+ * a path's whole(), which takes each length in a function of its own
+ * (AVX-512: whole256() and whole512()), or where 512 bytes cost less
+ * than twice 256 less what bytes cost cannot be told from a count.
+ */
+static bool not_one_way(const struct column *col,
+			const struct short_cost *k)
+{
+	return (col->fn == check_fn && col->path == UTF8VAL_WHOLE_PATH &&
+		2 * SHORT_LEN <= UTF8VAL_WHOLE_MAX) || k->overhead < 0;
+}
+
+/*
  * Where a vector path spends more than simdutf's kernel of its width,
  * the two parts say whether its bytes or a call's overhead cost the
  * difference. The scalar path is left out: the table is about the
  * vector paths' set-up. A path that answers 256 bytes one way and 512
- * another (AVX-512: whole256() and whole512()) has no such split.
+ * another (not_one_way()) has no such split.
  */
 static long long short_calls(const struct dataset *data, size_t ndata,
 			     const struct column *col, size_t ncol)
@@ -357,8 +370,7 @@ static long long short_calls(const struct dataset *data, size_t ndata,
 			k->overhead = k->call - k->next * SHORT_LEN;
 			printf("%-15s %-11s %12.0f %14.3f", data[d].name,
 			       col[c].name, k->call, k->call / SHORT_LEN);
-			/* less than none: 512 bytes went another way */
-			if (k->overhead < 0)
+			if (not_one_way(&col[c], k))
 				printf(" %23s\n", "(not one way)");
 			else
 				printf(" %12.3f %10.0f\n", k->next,
