@@ -289,12 +289,14 @@ static unsigned long across_a_section(void)
 /*
  * Past this length, where no entry but utf8val_check() answers other than
  * the block loop does (which the plantings in 40 and 700 bytes test at
- * every position), only check() is compared, and only at the positions
- * where a block's bytes are not checked alike: near its edges, which the
- * rules look across, and near the end of the input, which the masks and
- * the test for a character left open see. The reference costs the most
- * there; every entry at every position took as long as the rest of the
- * test.
+ * every position), only check() is compared, and only near a block's
+ * edges, which the rules look across, in its middle, and near the end of
+ * the input, which the masks and the test for a character left open
+ * see: every byte of a block is still tested there, at the lengths where
+ * it is within 8 of the end. The look back across the 16-byte seams
+ * inside a block is the same code at every length, and every position
+ * up to SHORT_ALL_MAX tests it. The reference costs the most here: every
+ * entry at every position took as long as the rest of the test.
  */
 #define SHORT_ALL_MAX	264
 
