@@ -568,7 +568,7 @@ static __always_inline bool simd_whole(enum utf8val_path path, const u8 *s,
 	if (UTF8VAL_SIMD_SAVE_AREA_SIZE || !UTF8VAL_WHOLE_MAX)
 		return simd_prefix(simd_impls[path].blocks, s, len, NULL) == len;
 	utf8val_simd_begin();
-	ok = utf8val_arch_whole(s, len);
+	ok = utf8val_arch_whole(path, s, len);
 	utf8val_simd_end();
 	return ok;
 }
@@ -651,7 +651,7 @@ static __always_inline bool short_words_ascii(const u8 *s, size_t len)
  */
 static __always_inline bool checks_whole(enum utf8val_path path, size_t len)
 {
-	return len <= UTF8VAL_WHOLE_MAX && path == UTF8VAL_WHOLE_PATH &&
+	return len <= UTF8VAL_WHOLE_MAX && utf8val_arch_has_whole(path, len) &&
 	       utf8val_simd_usable();
 }
 
@@ -1656,14 +1656,14 @@ bool utf8val_check(const void *buf, size_t len)
 {
 	/*
 	 * 8 to 64 bytes, the commonest input, answered here: by one call
-	 * of the path's whole() where it has one (as nothing asks where
-	 * the error is), ASCII too, but for 8 to 16 bytes (two words hold
-	 * them); else by the words, or the DFA. The words' branches on the
-	 * length and on the bytes mispredict where strings vary, more than
-	 * whole() costs (Documentation/utf8val.rst). The DFA and the
-	 * longer inputs' set-up are in functions of their own: inlined,
-	 * they made this one save five registers on every call, a third
-	 * of a short ASCII input's time.
+	 * of the path's whole() where it has one for them (as nothing asks
+	 * where the error is), ASCII too, but for 8 to 16 bytes (two words
+	 * hold them); else by the words, or the DFA. The words' branches
+	 * on the length and on the bytes mispredict where strings vary,
+	 * more than whole() costs (Documentation/utf8val.rst). The DFA
+	 * and the longer inputs' set-up are in functions of their own:
+	 * inlined, they made this one save five registers on every call,
+	 * a third of a short ASCII input's time.
 	 */
 	if (len - 8 > 56)
 		return check_long(buf, len);

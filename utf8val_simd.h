@@ -102,14 +102,16 @@ struct utf8val_simd_impl {
  *                          (bits above the paths are the architecture's
  *                          own, for utf8val_arch_auto()); asked once
  *   utf8val_arch_auto()    which of those "auto" takes
- *   UTF8VAL_WHOLE_PATH     optional: the one path that checks a whole
- *                          short input in one call, where its fixed cost
- *                          is most of the work: utf8val_arch_whole(s,
- *                          len), whether the 1 to UTF8VAL_WHOLE_MAX bytes
- *                          at s are valid, nothing counted (a direct
- *                          call: short strings are where an indirect
- *                          one's cost shows, and in the kernel it may be
- *                          a retpoline)
+ *   UTF8VAL_WHOLE_MAX      optional: the longest input a path checks
+ *                          whole in one call, where its fixed cost is
+ *                          most of the work, and for each path
+ *                          utf8val_arch_has_whole(path, len), whether
+ *                          it takes @len bytes (at most that) so, and
+ *                          utf8val_arch_whole(path, s, len), whether
+ *                          those at s are valid, nothing counted (a
+ *                          direct call: short strings are where an
+ *                          indirect one's cost shows, and in the kernel
+ *                          it may be a retpoline)
  * and in the kernel:
  *   utf8val_simd_usable(), utf8val_simd_begin(), utf8val_simd_end()
  *                          whether this context may use vector registers,
@@ -126,10 +128,11 @@ struct utf8val_simd_impl {
  * No path checks a whole input in one call: no length is short enough
  * (checks_whole()), and simd_whole() would take blocks().
  */
-#ifndef UTF8VAL_WHOLE_PATH
-#define UTF8VAL_WHOLE_PATH		UTF8VAL_PATH_SCALAR
+#ifndef UTF8VAL_WHOLE_MAX
 #define UTF8VAL_WHOLE_MAX		0
-#define utf8val_arch_whole(s, len)	((void)(s), (void)(len), false)
+#define utf8val_arch_has_whole(path, len)	((void)(path), (void)(len), false)
+#define utf8val_arch_whole(path, s, len)	\
+	((void)(path), (void)(s), (void)(len), false)
 #endif
 
 #ifndef UTF8VAL_SIMD_SAVE_AREA

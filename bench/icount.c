@@ -303,15 +303,17 @@ struct short_cost {
 
 /*
  * Whether @col answers SHORT_LEN bytes one way and twice that another:
- * a path's whole(), which takes each length in a function of its own
- * (AVX-512: whole256() and whole512()), or where 512 bytes cost less
- * than twice 256 less what bytes cost cannot be told from a count.
+ * AVX-512's whole() takes each length in a function of its own
+ * (whole256() and whole512()), or where 512 bytes cost less than twice
+ * 256 less what bytes cost cannot be told from a count.
  */
 static bool not_one_way(const struct column *col,
 			const struct short_cost *k)
 {
-	return (col->fn == check_fn && col->path == UTF8VAL_WHOLE_PATH &&
-		2 * SHORT_LEN <= UTF8VAL_WHOLE_MAX) || k->overhead < 0;
+	return (col->fn == check_fn &&
+		!strcmp(utf8val_path_name(col->path), "avx512") &&
+		utf8val_arch_has_whole(col->path, 2 * SHORT_LEN)) ||
+	       k->overhead < 0;
 }
 
 /*

@@ -35,9 +35,16 @@ u64 utf8val_avx512_newlines(const u8 *s, size_t len, size_t *last_end);
  * past 64 bytes two or four, past 256 eight (the callers of up to 64
  * know it, and take no branch on the length here).
  */
-#define UTF8VAL_WHOLE_PATH		UTF8VAL_PATH_AVX512
 #define UTF8VAL_WHOLE_MAX		512
-static inline bool utf8val_arch_whole(const u8 *s, size_t len)
+static inline bool utf8val_arch_has_whole(enum utf8val_path path,
+					  size_t len)
+{
+	return path == UTF8VAL_PATH_AVX512 && len <= UTF8VAL_WHOLE_MAX;
+}
+
+/* (AVX-512's, the only one) */
+static inline bool utf8val_arch_whole(enum utf8val_path path __always_unused,
+				      const u8 *s, size_t len)
 {
 	if (len <= 64)
 		return utf8val_avx512_whole(s, len);
