@@ -700,8 +700,11 @@ static __always_inline size_t prefix_on(const u64 *tbl, const u8 *s,
 				*chars = len;
 			return len;
 		}
-		/* not ASCII, on a path that checks them whole at once */
-		if (checks_whole(path, len)) {
+		/*
+		 * not ASCII, on a path that checks them whole at once (and
+		 * whose blocks take them, if they are to be counted)
+		 */
+		if (checks_whole(path, len) && (!chars || len >= impl->min_len)) {
 			n = chars ? simd_prefix(impl->blocks, s, len,
 						&simd_chars) :
 				    (simd_whole(path, s, len) ? len : 0);
@@ -1622,11 +1625,12 @@ static noinline bool check_dfa(const u8 *s, size_t len)
 }
 
 /*
- * utf8val_check() of all but 8 to 64 bytes, out of line (see there): an
- * input whose ASCII words do not go first goes straight to the path's
- * whole() where that takes it (AVX-512's, to 512 bytes), else to its
- * blocks, as prefix_on() would send it, without the rest of its set-up
- * (which, inlined, made every call save five registers).
+ * utf8val_check() of all but 8 to 64 bytes, out of line (see there):
+ * past 64 bytes straight to the path's whole() where that takes the
+ * input (AVX-512's to 512 bytes, AVX2's to 1 KiB); else, if its ASCII
+ * words do not go first, to the path's blocks, as prefix_on() would send
+ * it, without the rest of its set-up (which, inlined, made every call
+ * save five registers).
  */
 static noinline bool check_long(const u8 *s, size_t len)
 {
@@ -1634,10 +1638,10 @@ static noinline bool check_long(const u8 *s, size_t len)
 	const struct utf8val_simd_impl *impl = &simd_impls[path];
 	size_t n;
 
+	if (len > WORDS_FIRST_MAX && checks_whole(path, len))
+		return simd_whole(path, s, len);
 	if (len < impl->ascii_first || !blocks_take(impl, path, len))
 		return check_general(s, len, path);
-	if (checks_whole(path, len))
-		return simd_whole(path, s, len);
 	n = simd_prefix(impl->blocks, s, len, NULL);
 	return n == len || check_dfa(s + n, len - n);
 }

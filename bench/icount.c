@@ -305,7 +305,8 @@ struct short_cost {
  * Whether @col answers SHORT_LEN bytes one way and twice that another:
  * AVX-512's whole() takes each length in a function of its own
  * (whole256() and whole512()), or where 512 bytes cost less than twice
- * 256 less what bytes cost cannot be told from a count.
+ * 256 less what bytes cost cannot be told from a count. (AVX2's whole()
+ * takes both in one loop.)
  */
 static bool not_one_way(const struct column *col,
 			const struct short_cost *k)

@@ -25,27 +25,40 @@ size_t utf8val_avx2_blocks(const u8 *s, size_t from, size_t to, bool end,
 /* AVX-512 F, BW and VBMI: the tail by a masked load; any length. */
 size_t utf8val_avx512_blocks(const u8 *s, size_t from, size_t to, bool end,
 			     u64 *chars);
+bool utf8val_avx2_whole(const u8 *s, size_t len);
 bool utf8val_avx512_whole(const u8 *s, size_t len);
 bool utf8val_avx512_whole256(const u8 *s, size_t len);
 bool utf8val_avx512_whole512(const u8 *s, size_t len);
 u64 utf8val_avx2_newlines(const u8 *s, size_t len, size_t *last_end);
 u64 utf8val_avx512_newlines(const u8 *s, size_t len, size_t *last_end);
+
 /*
- * AVX-512 checks up to eight blocks in one call (utf8val_simd.h): one,
- * past 64 bytes two or four, past 256 eight (the callers of up to 64
- * know it, and take no branch on the length here).
+ * Both paths check a whole short input in one call (utf8val_simd.h).
+ * AVX-512 any up to eight blocks: one, past 64 bytes two or four, past
+ * 256 eight (the callers of up to 64 know it, and take no branch on the
+ * length here). AVX2 from 35 bytes (the 3 bytes before its second
+ * register must be in the input) to 1 KiB, the longest measured
+ * (Documentation/utf8val.rst), 64 bytes a step.
  */
-#define UTF8VAL_WHOLE_MAX		512
+#define UTF8VAL_AVX2_WHOLE_MIN		35
+#define UTF8VAL_AVX2_WHOLE_MAX		1024
+#define UTF8VAL_AVX512_WHOLE_MAX	512
+#define UTF8VAL_WHOLE_MAX		UTF8VAL_AVX2_WHOLE_MAX	/* the longer */
+
 static inline bool utf8val_arch_has_whole(enum utf8val_path path,
 					  size_t len)
 {
-	return path == UTF8VAL_PATH_AVX512 && len <= UTF8VAL_WHOLE_MAX;
+	if (path == UTF8VAL_PATH_AVX512)
+		return len <= UTF8VAL_AVX512_WHOLE_MAX;
+	return path == UTF8VAL_PATH_AVX2 && len >= UTF8VAL_AVX2_WHOLE_MIN &&
+	       len <= UTF8VAL_AVX2_WHOLE_MAX;
 }
 
-/* (AVX-512's, the only one) */
-static inline bool utf8val_arch_whole(enum utf8val_path path __always_unused,
-				      const u8 *s, size_t len)
+static inline bool utf8val_arch_whole(enum utf8val_path path, const u8 *s,
+				      size_t len)
 {
+	if (path == UTF8VAL_PATH_AVX2)
+		return utf8val_avx2_whole(s, len);
 	if (len <= 64)
 		return utf8val_avx512_whole(s, len);
 	return len <= 256 ? utf8val_avx512_whole256(s, len) :

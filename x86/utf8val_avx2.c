@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * utf8val's AVX2 fast path: strict RFC 3629, yes or no, 64 bytes (two
- * 32-byte registers) a step, in the block loop of utf8val_simd_loop.h.
+ * 32-byte registers) a step, in the block loop of utf8val_simd_loop.h,
+ * and in whole(), which checks a short input in one call.
  *
  * The rules are the nibble tables of utf8val_simd_tables.h.
  *
@@ -255,6 +256,58 @@ size_t utf8val_avx2_blocks(const u8 *s, size_t from, size_t to, bool end,
 			   u64 *chars)
 {
 	return vec_blocks(s, from, to, end, chars);
+}
+
+/*
+ * A step of whole(): the registers at @pa and at @pb, 32 bytes after it
+ * or fewer (over it), add their errors to *@err, and *@open says whether
+ * the second leaves a character open. A step of ASCII is not checked (a
+ * branch, as in the block loop): it closes no character, so one left
+ * open before it is an error. @first: @pa is the input's start, with
+ * nothing before it; else the rules of each register read the 3 bytes
+ * before it from the input again (errors_loaded()), which must be there.
+ */
+static __always_inline void whole_step(const vec_consts *k, __m256i *err,
+				       __m256i *open, const u8 *pa,
+				       const u8 *pb, bool first)
+{
+	__m256i a = load32(pa), b = load32(pb), ea;
+
+	if (vec_ascii((vec_block){ a, b })) {
+		*err = _mm256_or_si256(*err, *open);
+		return;
+	}
+	ea = first ? rule_errors(k, a, _mm256_setzero_si256()) :
+		     errors_loaded(k, a, pa);
+	*err = _mm256_or_si256(*err, _mm256_or_si256(ea, errors_loaded(k, b,
+								       pb)));
+	*open = ends_open(k, b);
+}
+
+/*
+ * Whether the UTF8VAL_AVX2_WHOLE_MIN (35) to UTF8VAL_AVX2_WHOLE_MAX bytes
+ * at @s, the whole input, are valid: what utf8val_check() asks of them,
+ * without the block loop's set-up (and under 256 bytes its ASCII words
+ * first, under 96 the DFA). 64 bytes a step; the last one, and under 64
+ * bytes the first one's second register, end at @len over the bytes
+ * before, which are checked twice and alike, as the rules of a register
+ * read the 3 bytes before it from the input: those must be in it, hence
+ * 35 bytes, and a last step at least 3 bytes in.
+ */
+bool utf8val_avx2_whole(const u8 *s, size_t len)
+{
+	const vec_consts k = vec_consts_make();
+	__m256i err = _mm256_setzero_si256(), open = err;
+	size_t i;
+
+	whole_step(&k, &err, &open, s, s + (len >= 64 ? 32 : len - 32), true);
+	for (i = 64; i + 64 < len; i += 64)
+		whole_step(&k, &err, &open, s + i, s + i + 32, false);
+	if (len > 64)
+		whole_step(&k, &err, &open, s + (len >= 67 ? len - 64 : 3),
+			   s + len - 32, false);
+	err = _mm256_or_si256(err, open);
+	return _mm256_testz_si256(err, err);
 }
 
 /* Whether the 64 bytes at @p hold a newline. */
