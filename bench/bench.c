@@ -48,6 +48,7 @@
  * Of a short-string set: no slower a call than the fastest peer. A goal
  * whose peer is missing (not installed, or a path the CPU lacks) is "n/a".
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -581,6 +582,28 @@ static int short_table(const struct short_set *sets, size_t nsets, int rounds,
 	return 0;
 }
 
+static int usage(void)
+{
+	fprintf(stderr,
+		"usage: bench [--rounds N] [--size S] [--short | --fresh | --shuffled | --offsets]\n"
+		"             [--callgrind]\n"
+		"(bench/bench.c's opening comment says what each prints)\n");
+	return 2;
+}
+
+/* A whole decimal number from 1 to @max, or 0 */
+static unsigned long parse_count(const char *arg, unsigned long max)
+{
+	unsigned long n;
+	char *end;
+
+	if (*arg < '0' || *arg > '9')
+		return 0;
+	errno = 0;
+	n = strtoul(arg, &end, 10);
+	return errno || *end || n > max ? 0 : n;
+}
+
 int main(int argc, char **argv)
 {
 	struct dataset data[MAX_DATASETS];
@@ -594,10 +617,15 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--callgrind"))
 			callgrind = true;
-		else if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
-			rounds = atoi(argv[++i]);
-		else if (!strcmp(argv[i], "--size") && i + 1 < argc)
-			only_size = strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--rounds") && i + 1 < argc) {
+			rounds = parse_count(argv[++i], 1000);
+			if (!rounds)
+				return usage();
+		} else if (!strcmp(argv[i], "--size") && i + 1 < argc) {
+			only_size = parse_count(argv[++i], 1UL << 30);
+			if (!only_size)
+				return usage();
+		}
 		else if (!strcmp(argv[i], "--short"))
 			only_short = true;
 		else if (!strcmp(argv[i], "--offsets"))
@@ -606,6 +634,8 @@ int main(int argc, char **argv)
 			fresh = true;
 		else if (!strcmp(argv[i], "--shuffled"))
 			shuffled = true;
+		else
+			return usage();
 	}
 	if (only_size) {
 		const size_t *list = fresh || offsets ? large_sizes : sizes;
