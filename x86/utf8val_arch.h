@@ -25,25 +25,32 @@ size_t utf8val_avx2_blocks(const u8 *s, size_t from, size_t to, bool end,
 /* AVX-512 F, BW and VBMI: the tail by a masked load; any length. */
 size_t utf8val_avx512_blocks(const u8 *s, size_t from, size_t to, bool end,
 			     u64 *chars);
-bool utf8val_avx2_whole(const u8 *s, size_t len);
-bool utf8val_avx512_whole(const u8 *s, size_t len);
-bool utf8val_avx512_whole256(const u8 *s, size_t len);
-bool utf8val_avx512_whole512(const u8 *s, size_t len);
+/*
+ * A whole input of the lengths each name (AVX2 from 35 bytes: it reads
+ * before @s under that): utf8val_arch_whole() picks, only for a length
+ * utf8val_arch_has_whole() takes.
+ */
+bool utf8val_avx2_whole(const u8 *s, size_t len);	/* 35 to 1024 */
+bool utf8val_avx512_whole(const u8 *s, size_t len);	/* 1 to 64 */
+bool utf8val_avx512_whole256(const u8 *s, size_t len);	/* 65 to 256 */
+bool utf8val_avx512_whole512(const u8 *s, size_t len);	/* 257 to 512 */
+bool utf8val_avx512_whole1024(const u8 *s, size_t len);	/* 513 to 1024 */
 u64 utf8val_avx2_newlines(const u8 *s, size_t len, size_t *last_end);
 u64 utf8val_avx512_newlines(const u8 *s, size_t len, size_t *last_end);
 
 /*
- * Both paths check a whole short input in one call (utf8val_simd.h).
- * AVX-512 any up to eight blocks: one, past 64 bytes two or four, past
- * 256 eight (the callers of up to 64 know it, and take no branch on the
- * length here). AVX2 from 35 bytes (the 3 bytes before its second
- * register must be in the input) to 1 KiB, the longest measured
- * (Documentation/utf8val.rst), 64 bytes a step.
+ * Both paths check a whole short input in one call (utf8val_simd.h), to
+ * 1 KiB, the longest measured (Documentation/utf8val.rst). AVX-512 any
+ * up to sixteen blocks: one, past 64 bytes two or four, past 256 eight,
+ * past 512 a group of four at a time (the callers of up to 64 know it,
+ * and take no branch on the length here). AVX2 from 35 bytes (the 3
+ * bytes before its second register must be in the input), 64 bytes a
+ * step.
  */
+#define UTF8VAL_WHOLE_MAX		1024	/* the longer path's */
 #define UTF8VAL_AVX2_WHOLE_MIN		35
-#define UTF8VAL_AVX2_WHOLE_MAX		1024
-#define UTF8VAL_AVX512_WHOLE_MAX	512
-#define UTF8VAL_WHOLE_MAX		UTF8VAL_AVX2_WHOLE_MAX	/* the longer */
+#define UTF8VAL_AVX2_WHOLE_MAX		UTF8VAL_WHOLE_MAX
+#define UTF8VAL_AVX512_WHOLE_MAX	UTF8VAL_WHOLE_MAX
 
 static inline bool utf8val_arch_has_whole(enum utf8val_path path,
 					  size_t len)
@@ -61,8 +68,10 @@ static inline bool utf8val_arch_whole(enum utf8val_path path, const u8 *s,
 		return utf8val_avx2_whole(s, len);
 	if (len <= 64)
 		return utf8val_avx512_whole(s, len);
-	return len <= 256 ? utf8val_avx512_whole256(s, len) :
-			    utf8val_avx512_whole512(s, len);
+	if (len <= 256)
+		return utf8val_avx512_whole256(s, len);
+	return len <= 512 ? utf8val_avx512_whole512(s, len) :
+			    utf8val_avx512_whole1024(s, len);
 }
 
 /*

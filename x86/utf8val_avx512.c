@@ -329,6 +329,41 @@ static __always_inline bool group_ok(const struct avx512_tables *t,
 }
 
 /*
+ * The bytes that break a rule in the last 1 to 127 bytes of the input,
+ * at @p after @prev: less than two blocks, each checked (no branch on
+ * ASCII, the check is cheaper), one test for both: a short input pays
+ * for the blocks it has, not for four. Zeros follow the input in its
+ * last block, so a character it leaves open there is an error, but at
+ * 64 bytes, which the test for one open at the end covers. *@chars, if
+ * asked for, the characters the bytes start.
+ */
+static __always_inline __m512i tail_error_bits(const struct avx512_tables *t,
+					       const u8 *p, size_t n,
+					       __m512i prev, u64 *chars)
+{
+	__m512i in, err = _mm512_setzero_si512();
+	__mmask64 m;
+
+	if (n > 64) {
+		in = _mm512_loadu_si512(p);
+		err = rule_errors(t, in, prev);
+		if (chars)
+			*chars += __builtin_popcountll(starts(in));
+		prev = in;
+		p += 64;
+		n -= 64;
+	}
+	m = first_bytes(n);
+	in = _mm512_maskz_loadu_epi8(m, p);
+	err = _mm512_or_si512(err, rule_errors(t, in, prev));
+	if (n == 64)
+		err = _mm512_or_si512(err, _mm512_subs_epu8(in, t->tail_max));
+	if (chars)
+		*chars += __builtin_popcountll(starts(in) & m);
+	return err;
+}
+
+/*
  * 256 bytes a step, one branch on whether they are all ASCII: where
  * non-ASCII comes and goes, as in most text, a branch a block would
  * mispredict more often than checking all four blocks costs, and the
@@ -407,36 +442,13 @@ static __always_inline size_t blocks(const u8 *s, size_t from, size_t to,
 		goto out;
 	}
 	if (i < to) {
-		/*
-		 * Less than two blocks, each checked (no branch on ASCII,
-		 * the check is cheaper), one test for both: a short input
-		 * pays for the blocks it has, not for four.
-		 */
-		size_t at = i, n = to - i;
-		__m512i in, err = _mm512_setzero_si512();
-		u64 whole = 0;
-		__mmask64 m;
+		u64 tail = 0;
 
-		if (n > 64) {
-			in = _mm512_loadu_si512(s + at);
-			err = rule_errors(&t, in, prev);
-			if (chars)
-				whole = __builtin_popcountll(starts(in));
-			prev = in;
-			at += 64;
-			n -= 64;
+		if (!any(tail_error_bits(&t, s + i, to - i, prev,
+					 chars ? &tail : NULL))) {
+			count += tail;
+			i = to;
 		}
-		m = first_bytes(n);
-		in = _mm512_maskz_loadu_epi8(m, s + at);
-		err = _mm512_or_si512(err, rule_errors(&t, in, prev));
-		if (n == 64)	/* a whole last block may not end open */
-			err = _mm512_or_si512(err, _mm512_subs_epu8(in,
-								    t.tail_max));
-		if (any(err))
-			goto out;
-		if (chars)
-			count += whole + __builtin_popcountll(starts(in) & m);
-		i = to;
 		goto out;
 	}
 	/*
@@ -554,6 +566,37 @@ bool utf8val_avx512_whole512(const u8 *s, size_t len)
 					      group_error_bits(&t, &h, g.d),
 					      _mm512_subs_epu8(h.d, t.tail_max),
 					      TERN_A_OR_B_OR_C));
+}
+
+/*
+ * Whether the 513 to 1024 bytes at @s, the whole input, are valid: the
+ * groups before the last as the block loop takes them, a branch on ASCII
+ * each, then the last 1 to 256 bytes as its end does (under 128 of them
+ * a block or two, else a group masked as the end of the input is, and a
+ * character left open at its end). The block loop's set-up, and its
+ * aligned start, cost more than they save here
+ * (Documentation/utf8val.rst).
+ */
+bool utf8val_avx512_whole1024(const u8 *s, size_t len)
+{
+	const struct avx512_tables t = tables();
+	__m512i prev = _mm512_setzero_si512();
+	struct group g;
+	size_t i, n;
+
+	for (i = 0; len - i > 256; i += 256) {
+		g = load256(s + i);
+		if (!group_ok(&t, &g, &prev, NULL, false))
+			return false;
+	}
+	n = len - i;
+	if (n < 128)
+		return !any(tail_error_bits(&t, s + i, n, prev, NULL));
+	g = n == 256 ? load256(s + i) : load_group(s + i, n);
+	if (group_ascii(&t, &g, prev))
+		return true;
+	return !any(_mm512_or_si512(group_error_bits(&t, &g, prev),
+				    _mm512_subs_epu8(g.d, t.tail_max)));
 }
 
 /*
