@@ -263,9 +263,10 @@ size_t utf8val_avx2_blocks(const u8 *s, size_t from, size_t to, bool end,
  * or fewer (over it), add their errors to *@err, and *@open says whether
  * the second leaves a character open. A step of ASCII is not checked (a
  * branch, as in the block loop): it closes no character, so one left
- * open before it is an error. @first: @pa is the input's start, with
- * nothing before it; else the rules of each register read the 3 bytes
- * before it from the input again (errors_loaded()), which must be there.
+ * open before it is an error. The rules of @pb's register read the 3
+ * bytes before it from the input again (errors_loaded()), which must be
+ * there, and so do @pa's but where @first: @pa is the input's start,
+ * with nothing before it.
  */
 static __always_inline void whole_step(const vec_consts *k, __m256i *err,
 				       __m256i *open, const u8 *pa,
@@ -279,8 +280,8 @@ static __always_inline void whole_step(const vec_consts *k, __m256i *err,
 	}
 	ea = first ? rule_errors(k, a, _mm256_setzero_si256()) :
 		     errors_loaded(k, a, pa);
-	*err = _mm256_or_si256(*err, _mm256_or_si256(ea, errors_loaded(k, b,
-								       pb)));
+	ea = _mm256_or_si256(ea, errors_loaded(k, b, pb));
+	*err = _mm256_or_si256(*err, ea);
 	*open = ends_open(k, b);
 }
 
