@@ -305,7 +305,9 @@ static void row_goals(const char *set, size_t size, const double *best,
  * times the speed they ran at in these orders, and how much of a pool
  * it learns changed with code that the pool never runs
  * (Documentation/utf8val.rst). Here each call meets its piece as a
- * validator's first look at it does, the text still in the caches.
+ * validator's first look at it does, the text still in the caches; the
+ * list of pieces is 32 times as long, read in order, which the hardware
+ * prefetches (16 bytes of it a piece: at 16 bytes, as many as the text).
  * Frees @pool; *@count and *@bytes grow to match.
  */
 #define SHUFFLES	32
@@ -347,7 +349,7 @@ static int gb_table(const struct dataset *data, size_t ndata, int rounds,
 		    size_t only_size, bool callgrind, bool shuffled,
 		    int *missed)
 {
-	if (shuffled)
+	if (shuffled && !callgrind)
 		printf("\n== GB/s, each pass over the pool in another order (%d orders)\n",
 		       SHUFFLES);
 	if (!callgrind)
@@ -637,6 +639,10 @@ int main(int argc, char **argv)
 		else
 			return usage();
 	}
+	/* one table at a time: --short, --fresh, --shuffled, --offsets */
+	if (only_short + fresh + shuffled + offsets > 1 ||
+	    (callgrind && (fresh || offsets)) || (only_short && only_size))
+		return usage();
 	if (only_size) {
 		const size_t *list = fresh || offsets ? large_sizes : sizes;
 		size_t n = fresh || offsets ? ARRAY_SIZE(large_sizes) :
