@@ -617,9 +617,9 @@ int main(int argc, char **argv)
 	size_t only_size = 0;
 
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--callgrind"))
+		if (!strcmp(argv[i], "--callgrind")) {
 			callgrind = true;
-		else if (!strcmp(argv[i], "--rounds") && i + 1 < argc) {
+		} else if (!strcmp(argv[i], "--rounds") && i + 1 < argc) {
 			rounds = parse_count(argv[++i], 1000);
 			if (!rounds)
 				return usage();
@@ -627,17 +627,17 @@ int main(int argc, char **argv)
 			only_size = parse_count(argv[++i], 1UL << 30);
 			if (!only_size)
 				return usage();
-		}
-		else if (!strcmp(argv[i], "--short"))
+		} else if (!strcmp(argv[i], "--short")) {
 			only_short = true;
-		else if (!strcmp(argv[i], "--offsets"))
+		} else if (!strcmp(argv[i], "--offsets")) {
 			offsets = true;
-		else if (!strcmp(argv[i], "--fresh"))
+		} else if (!strcmp(argv[i], "--fresh")) {
 			fresh = true;
-		else if (!strcmp(argv[i], "--shuffled"))
+		} else if (!strcmp(argv[i], "--shuffled")) {
 			shuffled = true;
-		else
+		} else {
 			return usage();
+		}
 	}
 	/* one table at a time: --short, --fresh, --shuffled, --offsets */
 	if (only_short + fresh + shuffled + offsets > 1 ||

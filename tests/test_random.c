@@ -281,9 +281,10 @@ static unsigned long across_a_section(void)
  * short where the text ends, and that text alone (every value from 0x00
  * to 0x7f): where utf8val_check() answers from the words alone, or from
  * a path's whole() (AVX-512's: one block up to 64 bytes, two up to 128,
- * four up to 256, eight up to 512, each left early on ASCII; AVX2's:
- * from 35 bytes to 1 KiB, two registers and then 64 bytes a step, the
- * last over the one before, a step of ASCII not checked), and just past
+ * four up to 256, eight up to 512, then a group of four at a time to
+ * 1 KiB, each left early on ASCII; AVX2's: from 35 bytes to 1 KiB, two
+ * registers and then 64 bytes a step, the last over the one before, a
+ * step of ASCII not checked), and just past
  * them: 1032 bytes on x86-64, and 72 where no path has a whole() of
  * more than 64 bytes (an emulator takes long enough over those).
  */

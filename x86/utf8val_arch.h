@@ -47,18 +47,15 @@ u64 utf8val_avx512_newlines(const u8 *s, size_t len, size_t *last_end);
  * bytes before its second register must be in the input), 64 bytes a
  * step.
  */
-#define UTF8VAL_WHOLE_MAX		1024	/* the longer path's */
+#define UTF8VAL_WHOLE_MAX		1024
 #define UTF8VAL_AVX2_WHOLE_MIN		35
-#define UTF8VAL_AVX2_WHOLE_MAX		UTF8VAL_WHOLE_MAX
-#define UTF8VAL_AVX512_WHOLE_MAX	UTF8VAL_WHOLE_MAX
 
 static inline bool utf8val_arch_has_whole(enum utf8val_path path,
 					  size_t len)
 {
-	if (path == UTF8VAL_PATH_AVX512)
-		return len <= UTF8VAL_AVX512_WHOLE_MAX;
-	return path == UTF8VAL_PATH_AVX2 && len >= UTF8VAL_AVX2_WHOLE_MIN &&
-	       len <= UTF8VAL_AVX2_WHOLE_MAX;
+	return len <= UTF8VAL_WHOLE_MAX &&
+	       (path == UTF8VAL_PATH_AVX512 ||
+		(path == UTF8VAL_PATH_AVX2 && len >= UTF8VAL_AVX2_WHOLE_MIN));
 }
 
 static inline bool utf8val_arch_whole(enum utf8val_path path, const u8 *s,

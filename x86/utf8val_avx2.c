@@ -286,8 +286,8 @@ static __always_inline void whole_step(const vec_consts *k, __m256i *err,
 }
 
 /*
- * Whether the UTF8VAL_AVX2_WHOLE_MIN (35) to UTF8VAL_AVX2_WHOLE_MAX bytes
- * at @s, the whole input, are valid: what utf8val_check() asks of them,
+ * Whether the UTF8VAL_AVX2_WHOLE_MIN (35) to UTF8VAL_WHOLE_MAX (1024)
+ * bytes at @s, the whole input, are valid: what utf8val_check() asks of them,
  * without the block loop's set-up (and under 256 bytes its ASCII words
  * first, under 96 the DFA). 64 bytes a step; the last one, and under 64
  * bytes the first one's second register, end at @len over the bytes
