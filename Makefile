@@ -83,6 +83,11 @@ KERNEL_CFLAGS	:= -O2 -g $(WARN) $(ARCH_INC) -ffreestanding -fno-strict-aliasing 
 		   -fno-common -fno-delete-null-pointer-checks \
 		   -fno-jump-tables $(KERNEL_ARCH)
 
+# The module's vector threshold (each utf8val_arch.h's in the kernel), for
+# the builds that run the core as the kernel does: the core and its vector
+# objects alike, which then leave out what no call that short reaches.
+KERNEL_MIN_LEN	:= -DUTF8VAL_SIMD_MIN_LEN=4096
+
 SAN_FLAGS	:= -fsanitize=address,undefined -fno-sanitize-recover=all
 
 # Each variant builds the core with CORE_FLAGS and the tests with
@@ -196,8 +201,8 @@ KCHUNK_WRAP	:= $(VEC:%=-Wl,--wrap=utf8val_%_blocks) \
 		   -D'UTF8VAL_WRAPPED=$(foreach v,$(VEC),WRAP(utf8val_$(v)_blocks) WRAP_NEWLINES(utf8val_$(v)_newlines))'
 $(BUILD)/kchunks/utf8val_core.o: $(CORE_SRC) $(CORE_HDR) $(TARGET_STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) -DUTF8VAL_SIMD_MIN_LEN=4096 -c $< -o $@
-$(eval $(call vec_rules,kchunks,$(HOST_CFLAGS)))
+	$(CC) $(HOST_CFLAGS) $(KERNEL_MIN_LEN) -c $< -o $@
+$(eval $(call vec_rules,kchunks,$(HOST_CFLAGS) $(KERNEL_MIN_LEN)))
 KCHUNK_OBJS	:= $(BUILD)/kchunks/utf8val_core.o $(VEC:%=$(BUILD)/kchunks/utf8val_%.o)
 $(BUILD)/kchunks/test_kernel_chunks: tests/test_kernel_chunks.c $(TEST_COMMON) $(TEST_HDR) $(KCHUNK_OBJS)
 	$(CC) $(HOST_CFLAGS) $(TEST_SHARED) -I. -o $@ $< $(TEST_COMMON) $(KCHUNK_OBJS) $(KCHUNK_WRAP) $(LDFLAGS)
@@ -451,8 +456,8 @@ $(BUILD)/bench/emu_icount: bench/emu_icount.c bench/peers.h $(EMU_PEER_STAMP) \
 # What kernel callers get: kernel flags and the module's vector threshold.
 $(BUILD)/kbench/utf8val_core.o: $(CORE_SRC) $(CORE_HDR) $(TARGET_STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(KERNEL_CFLAGS) -DUTF8VAL_SIMD_MIN_LEN=4096 -c $< -o $@
-$(eval $(call vec_rules,kbench,$(KERNEL_CFLAGS)))
+	$(CC) $(KERNEL_CFLAGS) $(KERNEL_MIN_LEN) -c $< -o $@
+$(eval $(call vec_rules,kbench,$(KERNEL_CFLAGS) $(KERNEL_MIN_LEN)))
 $(BUILD)/kbench/word_loop.o: bench/word_loop.c bench/word_loop.h utf8val_types.h $(TARGET_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(KERNEL_CFLAGS) -I. -c $< -o $@

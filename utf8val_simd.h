@@ -104,14 +104,14 @@ struct utf8val_simd_impl {
  *   utf8val_arch_auto()    which of those "auto" takes
  *   UTF8VAL_WHOLE_MAX      optional: the longest input a path checks
  *                          whole in one call, where its fixed cost is
- *                          most of the work, and for each path
- *                          utf8val_arch_has_whole(path, len), whether
- *                          it takes @len bytes (at most that) so, and
- *                          utf8val_arch_whole(path, s, len), whether
- *                          those at s are valid, nothing counted (a
- *                          direct call: short strings are where an
- *                          indirect one's cost shows, and in the kernel
- *                          it may be a retpoline)
+ *                          most of the work (none where the paths start
+ *                          past it, at UTF8VAL_SIMD_MIN_LEN), and for
+ *                          each path utf8val_arch_has_whole(path, len),
+ *                          whether it takes @len bytes (at most that)
+ *                          so, and utf8val_arch_whole(path, s, len),
+ *                          whether those at s are valid, nothing counted
+ *                          (a direct call: short strings are where an
+ *                          indirect one's cost shows)
  * and in the kernel:
  *   utf8val_simd_usable(), utf8val_simd_begin(), utf8val_simd_end()
  *                          whether this context may use vector registers,

@@ -25,51 +25,8 @@ size_t utf8val_avx2_blocks(const u8 *s, size_t from, size_t to, bool end,
 /* AVX-512 F, BW and VBMI: the tail by a masked load; any length. */
 size_t utf8val_avx512_blocks(const u8 *s, size_t from, size_t to, bool end,
 			     u64 *chars);
-/*
- * A whole input of the lengths each name (AVX2 from 35 bytes: it reads
- * before @s under that): utf8val_arch_whole() picks, only for a length
- * utf8val_arch_has_whole() takes.
- */
-bool utf8val_avx2_whole(const u8 *s, size_t len);	/* 35 to 1024 */
-bool utf8val_avx512_whole(const u8 *s, size_t len);	/* 1 to 64 */
-bool utf8val_avx512_whole256(const u8 *s, size_t len);	/* 65 to 256 */
-bool utf8val_avx512_whole512(const u8 *s, size_t len);	/* 257 to 512 */
-bool utf8val_avx512_whole1024(const u8 *s, size_t len);	/* 513 to 1024 */
 u64 utf8val_avx2_newlines(const u8 *s, size_t len, size_t *last_end);
 u64 utf8val_avx512_newlines(const u8 *s, size_t len, size_t *last_end);
-
-/*
- * Both paths check a whole short input in one call (utf8val_simd.h), to
- * 1 KiB, the longest measured (Documentation/utf8val.rst). AVX-512 any
- * up to sixteen blocks: one, past 64 bytes two or four, past 256 eight,
- * past 512 a group of four at a time (the callers of up to 64 know it,
- * and take no branch on the length here). AVX2 from 35 bytes (the 3
- * bytes before its second register must be in the input), 64 bytes a
- * step.
- */
-#define UTF8VAL_WHOLE_MAX		1024
-#define UTF8VAL_AVX2_WHOLE_MIN		35
-
-static inline bool utf8val_arch_has_whole(enum utf8val_path path,
-					  size_t len)
-{
-	return len <= UTF8VAL_WHOLE_MAX &&
-	       (path == UTF8VAL_PATH_AVX512 ||
-		(path == UTF8VAL_PATH_AVX2 && len >= UTF8VAL_AVX2_WHOLE_MIN));
-}
-
-static inline bool utf8val_arch_whole(enum utf8val_path path, const u8 *s,
-				      size_t len)
-{
-	if (path == UTF8VAL_PATH_AVX2)
-		return utf8val_avx2_whole(s, len);
-	if (len <= 64)
-		return utf8val_avx512_whole(s, len);
-	if (len <= 256)
-		return utf8val_avx512_whole256(s, len);
-	return len <= 512 ? utf8val_avx512_whole512(s, len) :
-			    utf8val_avx512_whole1024(s, len);
-}
 
 /*
  * The name, the blocks function, the length below which the DFA alone is
@@ -217,6 +174,55 @@ static inline bool utf8val_cpu_zmm_slow(void)
 	return family == 6 && utf8val_zmm_slow_model(model);
 }
 
+#endif
+
+/*
+ * Both paths check a whole short input in one call (utf8val_simd.h), to
+ * 1 KiB, the longest measured (Documentation/utf8val.rst). AVX-512 any
+ * up to sixteen blocks: one, past 64 bytes two or four, past 256 eight,
+ * past 512 a group of four at a time (the callers of up to 64 know it,
+ * and take no branch on the length here). AVX2 from 35 bytes (the 3
+ * bytes before its second register must be in the input), 64 bytes a
+ * step. None where the paths start past that length, as the kernel's do
+ * (its UTF8VAL_SIMD_MIN_LEN, above): no call there could reach them.
+ */
+#define UTF8VAL_X86_WHOLE_MAX		1024
+#if !defined(UTF8VAL_SIMD_MIN_LEN) || \
+	UTF8VAL_SIMD_MIN_LEN <= UTF8VAL_X86_WHOLE_MAX
+#define UTF8VAL_WHOLE_MAX		UTF8VAL_X86_WHOLE_MAX
+#define UTF8VAL_AVX2_WHOLE_MIN		35
+
+/*
+ * A whole input of the lengths each name (AVX2 from 35 bytes: it reads
+ * before @s under that): utf8val_arch_whole() picks, only for a length
+ * utf8val_arch_has_whole() takes.
+ */
+bool utf8val_avx2_whole(const u8 *s, size_t len);	/* 35 to 1024 */
+bool utf8val_avx512_whole(const u8 *s, size_t len);	/* 1 to 64 */
+bool utf8val_avx512_whole256(const u8 *s, size_t len);	/* 65 to 256 */
+bool utf8val_avx512_whole512(const u8 *s, size_t len);	/* 257 to 512 */
+bool utf8val_avx512_whole1024(const u8 *s, size_t len);	/* 513 to 1024 */
+
+static inline bool utf8val_arch_has_whole(enum utf8val_path path,
+					  size_t len)
+{
+	return len <= UTF8VAL_WHOLE_MAX &&
+	       (path == UTF8VAL_PATH_AVX512 ||
+		(path == UTF8VAL_PATH_AVX2 && len >= UTF8VAL_AVX2_WHOLE_MIN));
+}
+
+static inline bool utf8val_arch_whole(enum utf8val_path path, const u8 *s,
+				      size_t len)
+{
+	if (path == UTF8VAL_PATH_AVX2)
+		return utf8val_avx2_whole(s, len);
+	if (len <= 64)
+		return utf8val_avx512_whole(s, len);
+	if (len <= 256)
+		return utf8val_avx512_whole256(s, len);
+	return len <= 512 ? utf8val_avx512_whole512(s, len) :
+			    utf8val_avx512_whole1024(s, len);
+}
 #endif
 
 /* Not a path: this CPU's clock drops with 512-bit registers. */

@@ -258,6 +258,8 @@ size_t utf8val_avx2_blocks(const u8 *s, size_t from, size_t to, bool end,
 	return vec_blocks(s, from, to, end, chars);
 }
 
+/* whole(): where inputs that short take a vector path (utf8val_arch.h) */
+#if UTF8VAL_WHOLE_MAX
 /*
  * A step of whole(): the registers at @pa and at @pb, 32 bytes after it
  * or fewer (over it), add their errors to *@err, and *@open says whether
@@ -310,6 +312,7 @@ bool utf8val_avx2_whole(const u8 *s, size_t len)
 	err = _mm256_or_si256(err, open);
 	return _mm256_testz_si256(err, err);
 }
+#endif /* UTF8VAL_WHOLE_MAX */
 
 /* Whether the 64 bytes at @p hold a newline. */
 static inline bool has_newline(const u8 *p, __m256i nl)

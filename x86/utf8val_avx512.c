@@ -99,25 +99,6 @@ static __always_inline struct avx512_tables tables(void)
 	};
 }
 
-/*
- * tables() with its constants loaded: for one block, where setting them
- * up is a third of the work. (Not for the block loop, which sets them up
- * once: the loads this brought into it cost ASCII at 64 KiB a tenth of
- * its speed.)
- */
-static __always_inline struct avx512_tables tables_loaded(void)
-{
-	const struct avx512_splats *c = &splats;
-	struct avx512_tables t = tables();	/* the three nibble tables */
-
-	__asm__ ("" : "+r" (c));	/* GCC no longer knows the bytes */
-	t.third_min = _mm512_load_si512(c->third_min);
-	t.fourth_min = _mm512_load_si512(c->fourth_min);
-	t.bit7 = _mm512_load_si512(c->bit7);
-	t.tail_max = _mm512_load_si512(c->tail_max);
-	return t;
-}
-
 /* utf8val_simd_rules.h's primitives: a register of 64 bytes */
 #define rule_vec	__m512i
 #define rule_tables	const struct avx512_tables *
@@ -466,6 +447,27 @@ out:
 	return i;
 }
 
+/* whole(): where inputs that short take a vector path (utf8val_arch.h) */
+#if UTF8VAL_WHOLE_MAX
+/*
+ * tables() with its constants loaded: for one block, where setting them
+ * up is a third of the work. (Not for the block loop, which sets them up
+ * once: the loads this brought into it cost ASCII at 64 KiB a tenth of
+ * its speed.)
+ */
+static __always_inline struct avx512_tables tables_loaded(void)
+{
+	const struct avx512_splats *c = &splats;
+	struct avx512_tables t = tables();	/* the three nibble tables */
+
+	__asm__ ("" : "+r" (c));	/* GCC no longer knows the bytes */
+	t.third_min = _mm512_load_si512(c->third_min);
+	t.fourth_min = _mm512_load_si512(c->fourth_min);
+	t.bit7 = _mm512_load_si512(c->bit7);
+	t.tail_max = _mm512_load_si512(c->tail_max);
+	return t;
+}
+
 /*
  * Whether the 1 to 64 bytes at @s, the whole input, are valid: one
  * masked block and no branch on the length. Short strings are where a
@@ -598,6 +600,7 @@ bool utf8val_avx512_whole1024(const u8 *s, size_t len)
 	return !any(_mm512_or_si512(group_error_bits(&t, &g, prev),
 				    _mm512_subs_epu8(g.d, t.tail_max)));
 }
+#endif /* UTF8VAL_WHOLE_MAX */
 
 /*
  * The loop that counts and the one that does not, each in a function of
