@@ -1627,10 +1627,10 @@ static noinline bool check_dfa(const u8 *s, size_t len)
 /*
  * utf8val_check() of all but 8 to 64 bytes, out of line (see there):
  * past 64 bytes straight to the path's whole() where that takes the
- * input (AVX-512's to 512 bytes, AVX2's to 1 KiB); else, if its ASCII
- * words do not go first, to the path's blocks, as prefix_on() would send
- * it, without the rest of its set-up (which, inlined, made every call
- * save five registers).
+ * input (either path's, to 1 KiB); else, if its ASCII words do not go
+ * first, to the path's blocks, as prefix_on() would send it, without the
+ * rest of its set-up (which, inlined, made every call save five
+ * registers).
  */
 static noinline bool check_long(const u8 *s, size_t len)
 {
