@@ -183,8 +183,10 @@ static inline bool utf8val_cpu_zmm_slow(void)
  * past 512 a group of four at a time (the callers of up to 64 know it,
  * and take no branch on the length here). AVX2 from 35 bytes (the 3
  * bytes before its second register must be in the input), 64 bytes a
- * step. None where the paths start past that length, as the kernel's do
- * (its UTF8VAL_SIMD_MIN_LEN, above): no call there could reach them.
+ * step. utf8val_arch_whole() picks the function for a length
+ * utf8val_arch_has_whole() takes, and only for one. None where the paths
+ * start past that length, as the kernel's do (its UTF8VAL_SIMD_MIN_LEN,
+ * above): no call there could reach them.
  */
 #define UTF8VAL_X86_WHOLE_MAX		1024
 #if !defined(UTF8VAL_SIMD_MIN_LEN) || \
@@ -192,11 +194,7 @@ static inline bool utf8val_cpu_zmm_slow(void)
 #define UTF8VAL_WHOLE_MAX		UTF8VAL_X86_WHOLE_MAX
 #define UTF8VAL_AVX2_WHOLE_MIN		35
 
-/*
- * A whole input of the lengths each name (AVX2 from 35 bytes: it reads
- * before @s under that): utf8val_arch_whole() picks, only for a length
- * utf8val_arch_has_whole() takes.
- */
+/* each takes the lengths it names */
 bool utf8val_avx2_whole(const u8 *s, size_t len);	/* 35 to 1024 */
 bool utf8val_avx512_whole(const u8 *s, size_t len);	/* 1 to 64 */
 bool utf8val_avx512_whole256(const u8 *s, size_t len);	/* 65 to 256 */
