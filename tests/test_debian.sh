@@ -223,6 +223,13 @@ has_btf() {	# has_btf TREE: the module DKMS built there has its BTF
 out=$(dkms_build "$work/dkms-tree" "$kernel")
 result "$(has_btf "$work/dkms-tree"; echo $?)" \
 	"DKMS builds utf8val.ko $version with its BTF from the package's source against $abi" "$out"
+# The kernel gives its vector paths 4 KiB at least, and no whole() takes
+# more than 1 KiB: the module is built without them.
+dkms_ko=$(find "$work/dkms-tree" -name utf8val.ko)
+whole=$(nm "$dkms_ko" 2>&1 | grep -e 'utf8val_[a-z0-9]*_whole[0-9]*$')
+result "$([ -n "$dkms_ko" ] && [ -z "$whole" ]; echo $?)" \
+	"the module DKMS built has no whole() function, which no call in the kernel reaches" \
+	"$whole"
 kernel61=$("$top/scripts/guest/fetch-kernel" 6.1)
 resolve=$(ls "$kernel"/root/usr/lib/linux-kbuild-*/tools/bpf/resolve_btfids/resolve_btfids)
 kfuncs() {	# kfuncs TREE: modinfo's kfuncs of the module DKMS built there
