@@ -470,7 +470,7 @@ $(BUILD)/bench/kernel_rows: bench/kernel_rows.c bench/word_loop.h $(BENCH_COMMON
 # The library in process on a file: the yardstick of the command.
 $(BUILD)/bench/file_speed: bench/file_speed.c utf8val.h $(BUILD)/libutf8val.a
 	@mkdir -p $(@D)
-	$(CC) -O2 -g $(WARN) -I. $(ARCH_INC) -o $@ $< $(BUILD)/libutf8val.a
+	$(CC) -O2 -g $(WARN) -I. $(ARCH_INC) -pthread -o $@ $< $(BUILD)/libutf8val.a
 
 # (fpu_cost: what kernel_fpu_begin() saves, x86's XSAVE)
 BENCH_BINS	:= $(addprefix $(BUILD)/bench/,bench icount kernel_rows \

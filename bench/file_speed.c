@@ -14,12 +14,25 @@
  *                                  its peak resident set in KiB, as
  *                                  getrusage() counts it (mapped file pages
  *                                  included)
+ *   file_speed --files-floor       each file named on standard input
+ *                                  (ended by NULs, as find -print0 ends
+ *                                  them) opened in its directory, fstat()ed,
+ *                                  read and closed, on every CPU, and no
+ *                                  more: what the command's walk does for a
+ *                                  file, without reading the directories, a
+ *                                  floor for `utf8val -l -r`; prints how
+ *                                  many regular files it read to their end
  */
+#define _GNU_SOURCE		/* sched_getaffinity() */
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -50,6 +63,161 @@ static int floor_read(const char *name)
 	while ((n = read(fd, chunk, sizeof(chunk))) > 0)
 		;
 	return n < 0 ? 2 : 0;
+}
+
+/*
+ * --files-floor: the files, each a name in a directory, sorted by
+ * directory, and the next one a thread takes.
+ */
+struct file {
+	const char *dir, *base;
+};
+
+static struct {
+	struct file *list;
+	size_t nr, next;
+	size_t read;		/* regular files, read to their end */
+	bool failed;		/* a thread could not run */
+} files;
+
+#define FILES_TAKE	32	/* files a thread takes at a time */
+
+static int by_dir(const void *a, const void *b)
+{
+	return strcmp(((const struct file *)a)->dir,
+		      ((const struct file *)b)->dir);
+}
+
+/*
+ * Read the regular file @name in the directory @dir as the command's
+ * walk does: opened there (not following a link, nor blocking), fstat(),
+ * read() to the size it had, closed. Whether it was read to its end.
+ */
+static bool file_read(int dir, const char *name, unsigned char *chunk)
+{
+	int fd = openat(dir, name, O_RDONLY | O_NONBLOCK | O_NOCTTY |
+			O_CLOEXEC | O_NOFOLLOW);
+	struct stat st;
+	off_t left = -1;
+	ssize_t n = 1;
+
+	if (fd < 0)
+		return false;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode))
+		left = st.st_size;
+	while (left > 0 && n > 0) {
+		n = read(fd, chunk, left < CHUNK ? left : CHUNK);
+		left -= n;
+	}
+	close(fd);
+	return !left;
+}
+
+/*
+ * One thread of --files-floor: files taken until there are none, each
+ * directory opened once for the files it takes there (a walk opens it
+ * once for all).
+ */
+static void *files_read(void *arg)
+{
+	unsigned char *chunk = malloc(CHUNK);
+	const char *in = NULL;	/* the directory @dir is */
+	size_t i, end, read = 0;
+	int dir = -1;
+
+	if (!chunk) {
+		files.failed = true;	/* (read once they are joined) */
+		return NULL;
+	}
+	for (;;) {
+		i = __atomic_fetch_add(&files.next, FILES_TAKE, __ATOMIC_RELAXED);
+		if (i >= files.nr)
+			break;
+		end = i + FILES_TAKE < files.nr ? i + FILES_TAKE : files.nr;
+		for (; i < end; i++) {
+			const struct file *f = &files.list[i];
+
+			if (!in || strcmp(in, f->dir)) {
+				if (dir >= 0)
+					close(dir);
+				in = f->dir;
+				dir = open(in, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			}
+			if (dir >= 0 && file_read(dir, f->base, chunk))
+				read++;
+		}
+	}
+	if (dir >= 0)
+		close(dir);
+	free(chunk);
+	__atomic_add_fetch(&files.read, read, __ATOMIC_RELAXED);
+	return arg;
+}
+
+static int files_floor(void)
+{
+	size_t size = 0, cap = 0, room = 0;
+	pthread_t tid[8];
+	char *list = NULL;
+	int threads, i;
+	cpu_set_t cpus;
+	ssize_t n;
+
+	for (;;) {	/* the whole list, then each name's directory and base */
+		if (size == room) {
+			room = room ? 2 * room : 1 << 20;
+			list = realloc(list, room + 1);
+			if (!list)
+				goto nomem;
+		}
+		n = read(0, list + size, room - size);
+		if (n <= 0)
+			break;
+		size += n;
+	}
+	if (n < 0) {
+		perror("file_speed: standard input");
+		return 2;
+	}
+	list[size] = '\0';
+	for (char *p = list, *next; p < list + size; p = next) {
+		char *slash = strrchr(p, '/');
+
+		next = p + strlen(p) + 1;	/* (before the slash is cut) */
+		if (files.nr == cap) {
+			cap = cap ? 2 * cap : 4096;
+			files.list = realloc(files.list, cap * sizeof(*files.list));
+			if (!files.list)
+				goto nomem;
+		}
+		if (slash)	/* "dir/name": "dir" and "name" */
+			*slash = '\0';
+		files.list[files.nr++] = (struct file){
+			.dir = slash ? (slash == p ? "/" : p) : ".",
+			.base = slash ? slash + 1 : p,
+		};
+	}
+	qsort(files.list, files.nr, sizeof(*files.list), by_dir);
+	threads = sched_getaffinity(0, sizeof(cpus), &cpus) ? 1 : CPU_COUNT(&cpus);
+	if (threads > 8)	/* as many as the command's walk has */
+		threads = 8;
+	for (i = 0; i < threads; i++) {
+		if (pthread_create(&tid[i], NULL, files_read, NULL)) {
+			files.failed = true;
+			break;
+		}
+	}
+	while (i--)
+		pthread_join(tid[i], NULL);
+	if (files.failed) {
+		fprintf(stderr, "file_speed: --files-floor: a thread did not run\n");
+		return 2;
+	}
+	printf("%zu\n", files.read);
+	return 0;
+nomem:
+	perror("file_speed");
+	return 2;
 }
 
 /* --rss: @argv run, its peak resident set printed; its status returned. */
@@ -89,6 +257,8 @@ int main(int argc, char **argv)
 		return floor_read(argv[2]);
 	if (argc > 2 && !strcmp(argv[1], "--rss"))
 		return peak_rss(argv + 2);
+	if (argc == 2 && !strcmp(argv[1], "--files-floor"))
+		return files_floor();
 	fd = argc > 1 ? open(argv[1], O_RDONLY) : -1;
 	if (fd < 0 || (size = lseek(fd, 0, SEEK_END)) <= 0 ||
 	    !(buf = malloc(size))) {
