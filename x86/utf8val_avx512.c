@@ -507,6 +507,16 @@ bool utf8val_avx512_whole(const u8 *s, size_t len)
 }
 
 /*
+ * The last @n bytes of a whole input at @p, 64 <= @n <= 256: masked as
+ * the end of the input is, but at 256 bytes, where masked loads took up
+ * to a fifth longer than plain ones (Documentation/utf8val.rst).
+ */
+static __always_inline struct group load_end(const u8 *p, size_t n)
+{
+	return n == 256 ? load256(p) : load_group(p, n);
+}
+
+/*
  * whole256() of 65 to 128 bytes: two blocks, the second masked as the
  * end of the input is, at 128 bytes too (where the plain load that 256
  * bytes take is not measured). A short input pays for the blocks it
@@ -531,12 +541,11 @@ static __always_inline bool pair_whole(const u8 *s, size_t len)
 /*
  * Whether the 65 to 256 bytes at @s, the whole input, are valid: what
  * utf8val_check() asks of them, without the block loop's set-up, which
- * was half of such a call. To 128 bytes two blocks, past that one group,
- * each masked as the end of the input is (load_group()) but at 256
- * bytes, where masked loads took up to a fifth longer than plain ones
- * (Documentation/utf8val.rst). The test for a character left open at
- * the end of the last block is made at every length: a block the input
- * does not reach holds zeros, which open none.
+ * was half of such a call. To 128 bytes two blocks (pair_whole()), past
+ * that one group (load_end()), each read as the end of the input is. The
+ * test for a character left open at the end of the last block is made at
+ * every length: a block the input does not reach holds zeros, which open
+ * none.
  */
 bool utf8val_avx512_whole256(const u8 *s, size_t len)
 {
@@ -545,7 +554,7 @@ bool utf8val_avx512_whole256(const u8 *s, size_t len)
 
 	if (len <= 128)
 		return pair_whole(s, len);
-	g = len == 256 ? load256(s) : load_group(s, len);
+	g = load_end(s, len);
 	if (!_mm512_movepi8_mask(group_high(&g)))
 		return true;
 	t = tables();	/* (tables_loaded() measured the same here) */
@@ -566,10 +575,8 @@ bool utf8val_avx512_whole512(const u8 *s, size_t len)
 	struct avx512_tables t;
 	__m512i err;
 
-	if (n == 256)
-		h = load256(s + 256);
-	else if (n >= 64)
-		h = load_group(s + 256, n);
+	if (n >= 64)
+		h = load_end(s + 256, n);
 	else
 		h.a = _mm512_maskz_loadu_epi8(first_bytes(n), s + 256);
 	if (!_mm512_movepi8_mask(_mm512_or_si512(group_high(&g),
@@ -607,7 +614,7 @@ bool utf8val_avx512_whole1024(const u8 *s, size_t len)
 	n = len - i;
 	if (n < 128)
 		return !any(tail_error_bits(&t, s + i, n, prev));
-	g = n == 256 ? load256(s + i) : load_group(s + i, n);
+	g = load_end(s + i, n);
 	if (group_ascii(&t, &g, prev))
 		return true;
 	return !any(_mm512_or_si512(group_error_bits(&t, &g, prev),
