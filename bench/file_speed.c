@@ -81,6 +81,7 @@ static struct {
 } files;
 
 #define FILES_TAKE	32	/* files a thread takes at a time */
+#define FILES_THREADS	8	/* at most, as the command's walk has */
 
 static int by_dir(const void *a, const void *b)
 {
@@ -126,7 +127,8 @@ static void *files_read(void *arg)
 	int dir = -1;
 
 	if (!chunk) {
-		files.failed = true;	/* (read once they are joined) */
+		/* (read once they are joined) */
+		__atomic_store_n(&files.failed, true, __ATOMIC_RELAXED);
 		return NULL;
 	}
 	for (;;) {
@@ -157,7 +159,7 @@ static void *files_read(void *arg)
 static int files_floor(void)
 {
 	size_t size = 0, cap = 0, room = 0;
-	pthread_t tid[8];
+	pthread_t tid[FILES_THREADS];
 	char *list = NULL;
 	int threads, i;
 	cpu_set_t cpus;
@@ -199,8 +201,8 @@ static int files_floor(void)
 	}
 	qsort(files.list, files.nr, sizeof(*files.list), by_dir);
 	threads = sched_getaffinity(0, sizeof(cpus), &cpus) ? 1 : CPU_COUNT(&cpus);
-	if (threads > 8)	/* as many as the command's walk has */
-		threads = 8;
+	if (threads > FILES_THREADS)
+		threads = FILES_THREADS;
 	for (i = 0; i < threads; i++) {
 		if (pthread_create(&tid[i], NULL, files_read, NULL)) {
 			files.failed = true;
