@@ -141,6 +141,17 @@ static size_t check_chunk(struct input *in, const unsigned char *s,
 	struct context ctx;
 	size_t done = 0;
 
+	/*
+	 * -l and -q need neither the characters nor, in valid text, any
+	 * position: the uncounted check settles it (a character left open
+	 * waits for the next chunk), and only an error takes the long way.
+	 */
+	if (!flags && !reports(opt) && !opt->replace) {
+		size_t whole = eof ? len : len - open_tail(s, len);
+
+		if (utf8val_check(s, whole))
+			return whole;
+	}
 	utf8val_errors_init(&it, s, len, flags);
 	while (utf8val_errors_next(&it, &err)) {
 		size_t at = err.valid_up_to;
