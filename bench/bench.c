@@ -8,8 +8,8 @@
  *                          goal, then the short-string table (ns a call)
  *   bench --short          the short-string table alone
  *   bench --fresh [--size S]
- *                          the GB/s table on text never seen before
- *                          (fresh_table())
+ *                          the GB/s table on text never seen before, 4 KiB
+ *                          and more, with the same goals (fresh_table())
  *   bench --shuffled [--rounds N] [--size S]
  *                          the GB/s table's sizes under 4 KiB, each pass
  *                          over the pool in another order
@@ -398,7 +398,8 @@ static int gb_table(const struct dataset *data, size_t ndata, int rounds,
  * into pieces of a size, after one such pass untimed (the code warm, not
  * the predictor); the median of FRESH_PASSES passes, which a preempted
  * pass cannot move. What a validator's first look at a file costs, where
- * the GB/s table's pool lets the branch predictor learn its pieces.
+ * the GB/s table's pool lets the branch predictor learn its pieces; each
+ * row has the GB/s table's goals, judged on those medians.
  */
 #define FRESH_PASSES	31
 
@@ -439,7 +440,7 @@ static int by_value(const void *a, const void *b)
 }
 
 static int fresh_table(const struct dataset *data, size_t ndata,
-		       size_t only_size)
+		       size_t only_size, int *missed)
 {
 	/* (a run's slack past @room: dataset_fresh()) */
 	const size_t slack = FRESH_RUN + 1024, most = 2 * (1 << 20) + 2 * slack;
@@ -452,13 +453,13 @@ static int fresh_table(const struct dataset *data, size_t ndata,
 	}
 	printf("\n== GB/s on text in a sequence no pass has met (each pass drawn anew; median of %d)\n",
 	       FRESH_PASSES);
-	header("dataset", "size", "");
+	header("dataset", "size", "goals: speed ratio>=goal");
 	for (size_t di = 0; di < ndata; di++) {
 		for (size_t si = 0; si < ARRAY_SIZE(large_sizes); si++) {
 			size_t size = large_sizes[si];
 			size_t room = (size * 2 > POOL_BYTES ? size * 2 :
 							       POOL_BYTES) + slack;
-			double rate[NIMPLS][FRESH_PASSES];
+			double rate[NIMPLS][FRESH_PASSES], best[NIMPLS];
 
 			if (only_size && size != only_size)
 				continue;
@@ -477,13 +478,17 @@ static int fresh_table(const struct dataset *data, size_t ndata,
 				}
 			printf("%-15s %8zu", data[di].name, size);
 			for (size_t k = 0; k < NIMPLS; k++) {
+				best[k] = NONE;
 				if (!impls[k].fn)
 					continue;
 				qsort(rate[k], FRESH_PASSES, sizeof(double),
 				      by_value);
 				printf(" %*.2f", width(&impls[k]),
 				       rate[k][FRESH_PASSES / 2]);
+				/* (row_goals() takes seconds a byte) */
+				best[k] = 1e-9 / rate[k][FRESH_PASSES / 2];
 			}
+			row_goals(data[di].name, size, best, missed);
 			printf("\n");
 			fflush(stdout);
 		}
@@ -710,10 +715,10 @@ int main(int argc, char **argv)
 			       100.0 * shorts[i].non_ascii / shorts[i].count,
 			       shorts[i].what);
 	}
-	if (fresh)
-		return fresh_table(data, ndata, only_size);
-	if (offsets) {
-		if (offset_table(data, ndata, rounds, only_size, &missed))
+	if (fresh || offsets) {
+		if (fresh ? fresh_table(data, ndata, only_size, &missed) :
+			    offset_table(data, ndata, rounds, only_size,
+					 &missed))
 			return 1;
 		printf("\n# goals missed: %d\n", missed);
 		return 0;
