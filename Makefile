@@ -493,7 +493,8 @@ FUZZ_SAN	:= -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_OBJS	:= $(VEC:%=$(BUILD)/fuzz/utf8val_%.o)
 $(FUZZ_OBJS): $(BUILD)/fuzz/utf8val_%.o: $(ARCH_DIR)/utf8val_%.c $(CORE_HDR) $(VEC_HDR)
 	@mkdir -p $(@D)
-	$(CLANG) -O1 -g $(ARCH_INC) $(utf8val_$*_flags) $(FUZZ_SAN) \
+	$(CLANG) -O1 -g $(ARCH_INC) \
+		$(filter-out $(utf8val_gcc_sched),$(utf8val_$*_flags)) $(FUZZ_SAN) \
 		-fsanitize=fuzzer-no-link -c $< -o $@
 $(BUILD)/fuzz/fuzz_core: tests/fuzz_core.c $(CORE_SRC) $(TEST_COMMON) $(TEST_HDR) $(FUZZ_OBJS)
 	$(CLANG) -O1 -g $(ARCH_INC) $(FUZZ_SAN) -fsanitize=fuzzer \
