@@ -248,6 +248,31 @@ for seed in $(seq 21 32); do
 		"$want $want$([ "$want" = 1 ] && echo ' (standard input)')" "$got"
 done
 rm -f "$gen"
+# Bytes at the end of a read that no later byte can make valid are an
+# error at once: the answer comes before the writer is done, and a file
+# as standard input is left after the chunk of the error, as without -q.
+# (the writer holds the pipe open until the reader closes it, 5 s at most)
+hold='import os, select, sys
+os.write(1, bytes.fromhex(sys.argv[1]))
+p = select.poll()
+p.register(1, select.POLLERR)
+p.poll(5000)'
+for bad in ff f8 616263c0 eda0 f490 e080; do
+	got=$(python3 -c "$hold" $bad | { timeout 3 "$cli" -q; echo $?; })
+	got="$got $(python3 -c "$hold" $bad | timeout 3 "$cli" -l; echo $?)"
+	expect "-q and -l answer $bad (hex) before the pipe's end" \
+		"1 (standard input) 1" "$(echo $got)"
+done
+for size in $((768 << 10)) $((7 << 20)); do
+	python3 -c 'import sys; n, at = map(int, sys.argv[1:]); sys.stdout.buffer.write(b"a" * at + b"\xf8" + b"a" * (n - at - 1))' \
+		$size $(( size / 262144 / 2 * 262144 - 1 )) >"$big"
+	at=$(( size / 262144 / 2 * 262144 - 1 ))
+	for opt in -q -l; do
+		got=$( { "$cli" $opt >/dev/null; cat | wc -c; } <"$big")
+		expect "$opt on standard input, $size bytes, F8 at a chunk's last byte: the offset left after its chunk" \
+			"$(( size - (at / 262144 + 1) * 262144 ))" "$got"
+	done
+done
 
 # Standard input a regular file already partly read: offsets, lines and
 # columns count from where utf8val starts (lines are counted by reading

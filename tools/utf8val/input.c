@@ -143,14 +143,17 @@ static size_t check_chunk(struct input *in, const unsigned char *s,
 
 	/*
 	 * -l and -q need neither the characters nor, in valid text, any
-	 * position: the uncounted check settles it (a character left open
-	 * waits for the next chunk), and only an error takes the long way.
+	 * position: the uncounted check settles it, and only an error takes
+	 * the long way. A character left open waits for the next chunk if
+	 * it may yet be finished; bytes that cannot be are an error now.
 	 */
 	if (!flags && !reports(opt) && !opt->replace) {
-		size_t whole = eof ? len : len - open_tail(s, len);
+		size_t open = eof ? 0 : open_tail(s, len);
 
-		if (utf8val_check(s, whole))
-			return whole;
+		if ((!open || utf8val_validate(s + len - open, open, 0, NULL) ==
+			      UTF8VAL_EINCOMPLETE) &&
+		    utf8val_check(s, len - open))
+			return len - open;
 	}
 	utf8val_errors_init(&it, s, len, flags);
 	while (utf8val_errors_next(&it, &err)) {
