@@ -11,16 +11,16 @@ utf8val_vec := avx2 avx512
 # 256 bytes of ASCII at 0.85 times simdutf's speed in one build and at
 # 1.0 in another (Intel Xeon, family 6, model 167).
 utf8val_vec_code := -falign-functions=64
-# GCC, asked, schedules AVX2's instructions before it allocates their
-# registers, minding the pressure on the 16 (x86 leaves that pass off):
-# on an AMD EPYC Zen 4, GCC 12's build (bookworm's, its kernels' and its
-# library's) then checked random characters 1.06 times as fast, the RFC
-# in Japanese 1.04, text mostly ASCII within 1 %; GCC 10's and 16's,
-# as fast without it, within 2 % either way. (AVX-512's ASCII steps took
-# four times as long with it.) Clang takes neither flag: a probe asks.
+# GCC's scheduling before register allocation, which x86 leaves off,
+# for AVX2's 16 registers (Documentation/utf8val.rst, "Vector paths"):
+# GCC's alone, as the kernel's configuration says, or a probe of $(CC).
+ifneq ($(CONFIG_CC_IS_GCC)$(CONFIG_CC_IS_CLANG),)
+utf8val_gcc_sched := $(if $(CONFIG_CC_IS_GCC),-fschedule-insns -fsched-pressure)
+else
 utf8val_gcc_sched := $(shell $(CC) -Werror -fschedule-insns -fsched-pressure \
 	-x c -c -o /dev/null /dev/null >/dev/null 2>&1 && \
 	echo -fschedule-insns -fsched-pressure)
+endif
 # immintrin.h would pull in libc's malloc through mm_malloc.h.
 utf8val_avx2_flags := -mavx2 -mpopcnt $(utf8val_vec_code) \
 	$(utf8val_gcc_sched) -D_MM_MALLOC_H_INCLUDED
