@@ -205,7 +205,7 @@ static int files_floor(void)
 		threads = FILES_THREADS;
 	for (i = 0; i < threads; i++) {
 		if (pthread_create(&tid[i], NULL, files_read, NULL)) {
-			files.failed = true;
+			__atomic_store_n(&files.failed, true, __ATOMIC_RELAXED);
 			break;
 		}
 	}

@@ -264,9 +264,9 @@ for bad in ff f8 616263c0 eda0 f490 e080; do
 		"1 (standard input) 1" "$(echo $got)"
 done
 for size in $((768 << 10)) $((7 << 20)); do
+	at=$(( size / 262144 / 2 * 262144 - 1 ))	# a chunk's last byte
 	python3 -c 'import sys; n, at = map(int, sys.argv[1:]); sys.stdout.buffer.write(b"a" * at + b"\xf8" + b"a" * (n - at - 1))' \
-		$size $(( size / 262144 / 2 * 262144 - 1 )) >"$big"
-	at=$(( size / 262144 / 2 * 262144 - 1 ))
+		$size $at >"$big"
 	for opt in -q -l; do
 		got=$( { "$cli" $opt >/dev/null; cat | wc -c; } <"$big")
 		expect "$opt on standard input, $size bytes, F8 at a chunk's last byte: the offset left after its chunk" \
