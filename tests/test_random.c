@@ -276,6 +276,59 @@ static unsigned long across_a_section(void)
 }
 
 /*
+ * Errors in steps of ASCII and in steps with a character, at every
+ * position of a 256-byte window: AVX2 checks 128 bytes a step (both
+ * blocks, where either is not ASCII), AVX-512 256, and a block of ASCII
+ * in a checked step must still see a character left open before it. Six
+ * bad sequences, each alone in ASCII and each 4, 40 or 66 bytes before
+ * or after a 2-byte character (in its block, in the other block of its
+ * step, in the step next to it); then the character alone at each
+ * position, which is valid. Inputs of 700 bytes (the steps from the
+ * input's start) and of 2100 (read from a 64-byte boundary), at a
+ * boundary and 2 bytes past one; the window 128 bytes in.
+ */
+static unsigned long steps_planted(void)
+{
+	static const u8 *const bad[] = {
+		(const u8 *)"\x80", (const u8 *)"\xc3", (const u8 *)"\xe2\x82",
+		(const u8 *)"\xed\xa0\x80", (const u8 *)"\xf4\x90\x80\x80",
+		(const u8 *)"\xff",
+	};
+	static const int near[] = { 0, -66, -40, -4, 4, 40, 66 };
+	static const size_t lens[] = { 700, 2100 };
+	static u8 area[2100 + 64] __attribute__((aligned(64)));
+	unsigned long bad_count = 0;
+
+	for (size_t off = 0; off <= 2; off += 2) {
+		u8 *buf = area + off;
+
+		for (size_t l = 0; l < ARRAY_SIZE(lens); l++) {
+			const size_t len = lens[l];
+
+			for (size_t at = 128; at < 128 + 256; at++) {
+				for (size_t b = 0; b < ARRAY_SIZE(bad); b++) {
+					for (size_t n = 0; n < ARRAY_SIZE(near);
+					     n++) {
+						memset(buf, 'a', len);
+						if (near[n])
+							memcpy(buf + at + near[n],
+							       "\xc3\xa9", 2);
+						memcpy(buf + at, bad[b],
+						       strlen((const char *)bad[b]));
+						bad_count += !compare_check(buf,
+									    len);
+					}
+				}
+				memset(buf, 'a', len);
+				memcpy(buf + at, "\xc3\xa9", 2);
+				bad_count += !compare_check(buf, len);
+			}
+		}
+	}
+	return bad_count;
+}
+
+/*
  * Each bad sequence, and each character at a bound of the rules, at every
  * position of ASCII text of every length from 1 to SHORT_MAX bytes, cut
  * short where the text ends, and that text alone (every value from 0x00
@@ -382,6 +435,9 @@ int main(void)
 	bad = short_planted();
 	tap_result(!bad, "ASCII alone, and %zu ill-formed sequences and 7 characters at the rules' bounds at every position in it, every length up to %u bytes (past %u, check() alone, near block edges and the end), cut short by the end, every path: %lu mismatches",
 		   NSNIPPETS, SHORT_MAX, SHORT_ALL_MAX, bad);
+	bad = steps_planted();
+	tap_result(!bad, "6 ill-formed sequences at every position of two 128-byte steps, alone in ASCII and beside a 2-byte character, and that character alone, 700 and 2100 bytes, every path: %lu mismatches",
+		   bad);
 	bad = past_a_section();
 	tap_result(!bad, "strict text ending just past a 16 KiB vector section, every path: %lu mismatches",
 		   bad);
