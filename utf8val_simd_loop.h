@@ -22,7 +22,6 @@
  *                    reads: the overlapping tail needs 64 + that many
  *
  *   vec_consts vec_consts_make(void)
- *   vec_block vec_zero(void)
  *   vec_block vec_load(const u8 *s, size_t i)     the block at @s + @i
  *   bool vec_ascii(vec_block b)                   whether all below 0x80
  *   size_t vec_ascii_run(const u8 *s, size_t i, size_t to)
@@ -105,7 +104,6 @@ static __always_inline size_t vec_block_loop(const u8 *s, size_t from,
 {
 	const vec_consts k = vec_consts_make();
 	struct vec_carry carry;
-	vec_block b = vec_zero();
 	u64 count = 0;
 	size_t i = from, rest;
 	bool aligned;
@@ -115,7 +113,8 @@ static __always_inline size_t vec_block_loop(const u8 *s, size_t from,
 		goto out;
 	aligned = i != from;
 	while (to - i >= 64) {
-		b = vec_load(s, i);
+		vec_block b = vec_load(s, i);
+
 		if (vec_ascii(b)) {
 			size_t run = i;
 
@@ -146,8 +145,9 @@ static __always_inline size_t vec_block_loop(const u8 *s, size_t from,
 	rest = to - i;
 	if (rest && to >= 64 + VEC_LOOK_BACK) {
 		/* the last 64 bytes, overlapping what is checked already */
+		vec_block b = vec_load(s, to - 64);
+
 		vec_carry_before(&k, &carry, s, to - 64);
-		b = vec_load(s, to - 64);
 		if (!vec_check(&k, &carry, b, s, to - 64))
 			goto out;
 		if (chars)
@@ -159,11 +159,15 @@ static __always_inline size_t vec_block_loop(const u8 *s, size_t from,
 	/*
 	 * At the end of the input, the last block must close its character:
 	 * if it does not, it is not clean, nor are its characters counted.
-	 * b holds it (an ASCII block leaves no character open).
+	 * It is the 64 bytes before @i (an ASCII block leaves no character
+	 * open), loaded again rather than kept through the loop in
+	 * registers its checks need.
 	 */
 	if (i == to && vec_open(&carry))
-		i = utf8val_drop_open_block(i, from, &count,
-					    chars ? vec_char_starts(b, 0) : 0);
+		i = utf8val_drop_open_block(i, from, &count, chars &&
+					    i - from >= 64 ?
+					    vec_char_starts(vec_load(s, i - 64),
+							    0) : 0);
 out:
 	if (chars)
 		*chars += count;

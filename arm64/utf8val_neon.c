@@ -151,13 +151,6 @@ static inline uint8x16_t starts(uint8x16_t v)
 	return vcgtq_s8(vreinterpretq_s8_u8(v), vdupq_n_s8(-65));
 }
 
-static __always_inline vec_block vec_zero(void)
-{
-	uint8x16_t zero = vdupq_n_u8(0);
-
-	return (vec_block){ zero, zero, zero, zero };
-}
-
 /*
  * One LD1 of four registers where the compiler has vld1q_u8_x4() (GCC from
  * 10.3, and 9.4 and 8.5): four loads cost 15 % more on ASCII.

@@ -64,11 +64,6 @@ static __always_inline bool none(vbool2_t mask)
 	return __riscv_vfirst_m_b2(mask, VL) < 0;
 }
 
-static __always_inline vec_block vec_zero(void)
-{
-	return __riscv_vmv_v_x_u8m4(0, VL);
-}
-
 static __always_inline vec_block vec_load(const u8 *s, size_t i)
 {
 	return __riscv_vle8_v_u8m4(s + i, VL);

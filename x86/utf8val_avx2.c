@@ -160,11 +160,6 @@ static inline __m256i ends_open(const vec_consts *k, __m256i v)
 	return _mm256_subs_epu8(v, k->tail_max);
 }
 
-static __always_inline vec_block vec_zero(void)
-{
-	return (vec_block){ _mm256_setzero_si256(), _mm256_setzero_si256() };
-}
-
 static __always_inline vec_block vec_load(const u8 *s, size_t i)
 {
 	return (vec_block){ load32(s + i), load32(s + i + 32) };
