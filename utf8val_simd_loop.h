@@ -47,6 +47,16 @@
  * and, optionally, VEC_ALIGN_FROM: from that many bytes, the steps read
  * from a 64-byte boundary (a load across two cache lines costs two).
  *
+ * and, optionally, VEC_PAIRS: two blocks a step (vec_pairs()), with
+ *
+ *   bool vec_ascii_pair(vec_block b0, vec_block b1)
+ *   bool vec_check_pair(const vec_consts *k, struct vec_carry *c,
+ *                       vec_block b0, vec_block b1, const u8 *s, size_t i)
+ *                    vec_ascii() and vec_check() of @b0 at @s + @i and
+ *                    @b1 after it, with one test; of the carry, they
+ *                    update only whether @b1 leaves a character open
+ *                    (vec_pairs() loads the rest again after them)
+ *
  * and then vec_blocks() is a utf8val_blocks_fn (utf8val_simd.h) to call
  * from the path's entry point.
  */
@@ -99,6 +109,51 @@ static __always_inline bool vec_align(const vec_consts *k,
 	return true;
 }
 
+#ifdef VEC_PAIRS
+/*
+ * Two blocks a step from *@i, while 128 bytes are left: a step of ASCII
+ * goes on as a run, any other has both blocks checked, one of them
+ * perhaps ASCII. Where non-ASCII comes and goes (names in JSON, prose
+ * with a few characters), checking a block of ASCII costs less than the
+ * branch a block that would skip it, which mispredicts. False at an
+ * error, *@i the start of its step; else *@i is where fewer than 128
+ * bytes are left, and the carry that of the bytes before it.
+ */
+static __always_inline bool vec_pairs(const vec_consts *k,
+				      struct vec_carry *carry, const u8 *s,
+				      size_t *i, size_t to, u64 *count)
+{
+	size_t at = *i;
+
+	while (to - at >= 128) {
+		vec_block b0 = vec_load(s, at), b1 = vec_load(s, at + 64);
+
+		if (vec_ascii_pair(b0, b1)) {
+			size_t run = at;
+
+			/* ASCII: wrong only after an open character */
+			if (vec_open(carry))
+				break;
+			at = vec_ascii_run(s, at + 128, to);
+			if (count)
+				*count += at - run;
+			continue;
+		}
+		if (!vec_check_pair(k, carry, b0, b1, s, at))
+			break;
+		if (count)
+			*count += vec_char_starts(b0, 0) +
+				  vec_char_starts(b1, 0);
+		at += 128;
+	}
+	*i = at;
+	if (to - at >= 128)
+		return false;
+	vec_carry_before(k, carry, s, at);
+	return true;
+}
+#endif
+
 static __always_inline size_t vec_block_loop(const u8 *s, size_t from,
 					     size_t to, bool end, u64 *chars)
 {
@@ -112,6 +167,10 @@ static __always_inline size_t vec_block_loop(const u8 *s, size_t from,
 	if (!vec_align(&k, &carry, s, &i, to, chars ? &count : NULL))
 		goto out;
 	aligned = i != from;
+#ifdef VEC_PAIRS
+	if (!vec_pairs(&k, &carry, s, &i, to, chars ? &count : NULL))
+		goto out;
+#endif
 	while (to - i >= 64) {
 		vec_block b = vec_load(s, i);
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * utf8val's AVX2 fast path: strict RFC 3629, yes or no, 64 bytes (two
- * 32-byte registers) a step, in the block loop of utf8val_simd_loop.h,
- * and in whole(), which checks a short input in one call.
+ * utf8val's AVX2 fast path: strict RFC 3629, yes or no, in blocks of 64
+ * bytes (two 32-byte registers), two blocks a step, in the block loop of
+ * utf8val_simd_loop.h, and in whole(), which checks a short input in one
+ * call.
  *
  * The rules are the nibble tables of utf8val_simd_tables.h.
  *
@@ -27,7 +28,7 @@ struct avx2_block {
 
 struct avx2_consts {
 	__m256i prev_high, prev_low, this_high, nibble;
-	__m256i third_min, fourth_min, tail_max;
+	__m256i third_min, fourth_min, bit7, tail_max;
 };
 
 #define vec_consts	struct avx2_consts
@@ -62,20 +63,35 @@ static inline __m256i load32(const u8 *p)
 	return _mm256_loadu_si256((const __m256i *)p);
 }
 
+/*
+ * The constants are loaded through pointers GCC cannot see through: where
+ * it knew them, it built four of them again with broadcasts in the loop
+ * and spilled others to the stack, and a loop of two blocks a step
+ * (VEC_PAIRS) ran random characters 5 % slower than one of one block.
+ */
 static __always_inline vec_consts vec_consts_make(void)
 {
-	static const char tail_max[32] = {
-		[0 ... 28] = (char)0xff, (char)0xef, (char)0xdf, (char)0xbf,
+	static const char splats[5][32] __aligned(32) = {
+		{ [0 ... 31] = 0x0f },
+		{ [0 ... 31] = (char)(THIRD_MIN - 0x80) },
+		{ [0 ... 31] = (char)(FOURTH_MIN - 0x80) },
+		{ [0 ... 31] = (char)0x80 },
+		/* tail_max */
+		{ [0 ... 28] = (char)0xff, (char)0xef, (char)0xdf, (char)0xbf },
 	};
+	const char (*c)[32] = splats;
+	const char *ph = prev_high, *pl = prev_low, *th = this_high;
 
+	asm("" : "+r" (c), "+r" (ph), "+r" (pl), "+r" (th));
 	return (vec_consts){
-		.prev_high = broadcast16(prev_high),
-		.prev_low = broadcast16(prev_low),
-		.this_high = broadcast16(this_high),
-		.nibble = _mm256_set1_epi8(0x0f),
-		.third_min = _mm256_set1_epi8((char)(THIRD_MIN - 0x80)),
-		.fourth_min = _mm256_set1_epi8((char)(FOURTH_MIN - 0x80)),
-		.tail_max = load32((const u8 *)tail_max),
+		.prev_high = broadcast16(ph),
+		.prev_low = broadcast16(pl),
+		.this_high = broadcast16(th),
+		.nibble = load32((const u8 *)c[0]),
+		.third_min = load32((const u8 *)c[1]),
+		.fourth_min = load32((const u8 *)c[2]),
+		.bit7 = load32((const u8 *)c[3]),
+		.tail_max = load32((const u8 *)c[4]),
 	};
 }
 
@@ -133,10 +149,9 @@ static __always_inline __m256i rule_or(__m256i a, __m256i b)
 }
 
 static __always_inline __m256i
-rule_xor_bit7(const vec_consts *t __always_unused, __m256i a, __m256i b)
+rule_xor_bit7(const vec_consts *t, __m256i a, __m256i b)
 {
-	return _mm256_xor_si256(a, _mm256_and_si256(b,
-						    _mm256_set1_epi8((char)0x80)));
+	return _mm256_xor_si256(a, _mm256_and_si256(b, t->bit7));
 }
 
 #include "../utf8val_simd_rules.h"
@@ -232,6 +247,34 @@ static __always_inline bool vec_check(const vec_consts *k,
 
 	c->prev = b.b;
 	c->open = ends_open(k, b.b);
+	return _mm256_testz_si256(err, err);
+}
+
+/* utf8val_simd_loop.h's pairs of blocks (VEC_PAIRS) */
+#define VEC_PAIRS
+
+static __always_inline bool vec_ascii_pair(vec_block b0, vec_block b1)
+{
+	return !_mm256_movemask_epi8(_mm256_or_si256(
+		_mm256_or_si256(b0.a, b0.b), _mm256_or_si256(b1.a, b1.b)));
+}
+
+static __always_inline bool vec_check_pair(const vec_consts *k,
+					   struct vec_carry *c, vec_block b0,
+					   vec_block b1, const u8 *s, size_t i)
+{
+	__m256i err;
+
+	/* only the input's first block has nothing before it to load */
+	if (i >= VEC_LOOK_BACK)
+		err = errors_loaded(k, b0.a, s + i);
+	else
+		err = rule_errors(k, b0.a, c->prev);
+	err = _mm256_or_si256(err, errors_loaded(k, b0.b, s + i + 32));
+	err = _mm256_or_si256(err, errors_loaded(k, b1.a, s + i + 64));
+	err = _mm256_or_si256(err, errors_loaded(k, b1.b, s + i + 96));
+
+	c->open = ends_open(k, b1.b);
 	return _mm256_testz_si256(err, err);
 }
 
