@@ -275,6 +275,32 @@ static unsigned long across_a_section(void)
 	return bad;
 }
 
+/* The inputs of steps_planted() with an error at @at, and without */
+static unsigned long step_inputs(u8 *buf, size_t len, size_t at)
+{
+	static const u8 *const bad[] = {
+		(const u8 *)"\x80", (const u8 *)"\xc3", (const u8 *)"\xe2\x82",
+		(const u8 *)"\xed\xa0\x80", (const u8 *)"\xf4\x90\x80\x80",
+		(const u8 *)"\xff",
+	};
+	/* where the character is, from @at (0: none) */
+	static const int near[] = { 0, -66, -40, -4, 4, 40, 66 };
+	unsigned long mismatches = 0;
+
+	for (size_t b = 0; b < ARRAY_SIZE(bad); b++) {
+		for (size_t n = 0; n < ARRAY_SIZE(near); n++) {
+			memset(buf, 'a', len);
+			if (near[n])
+				memcpy(buf + at + near[n], "\xc3\xa9", 2);
+			memcpy(buf + at, bad[b], strlen((const char *)bad[b]));
+			mismatches += !compare_check(buf, len);
+		}
+	}
+	memset(buf, 'a', len);
+	memcpy(buf + at, "\xc3\xa9", 2);
+	return mismatches + !compare_check(buf, len);
+}
+
 /*
  * Errors in steps of ASCII and in steps with a character, at every
  * position of a 256-byte window: AVX2 checks 128 bytes a step (both
@@ -289,43 +315,17 @@ static unsigned long across_a_section(void)
  */
 static unsigned long steps_planted(void)
 {
-	static const u8 *const bad[] = {
-		(const u8 *)"\x80", (const u8 *)"\xc3", (const u8 *)"\xe2\x82",
-		(const u8 *)"\xed\xa0\x80", (const u8 *)"\xf4\x90\x80\x80",
-		(const u8 *)"\xff",
-	};
-	static const int near[] = { 0, -66, -40, -4, 4, 40, 66 };
 	static const size_t lens[] = { 700, 2100 };
-	static u8 area[2100 + 64] __attribute__((aligned(64)));
-	unsigned long bad_count = 0;
+	static u8 area[2100 + 64] __aligned(64);
+	unsigned long bad = 0;
 
 	for (size_t off = 0; off <= 2; off += 2) {
-		u8 *buf = area + off;
-
 		for (size_t l = 0; l < ARRAY_SIZE(lens); l++) {
-			const size_t len = lens[l];
-
-			for (size_t at = 128; at < 128 + 256; at++) {
-				for (size_t b = 0; b < ARRAY_SIZE(bad); b++) {
-					for (size_t n = 0; n < ARRAY_SIZE(near);
-					     n++) {
-						memset(buf, 'a', len);
-						if (near[n])
-							memcpy(buf + at + near[n],
-							       "\xc3\xa9", 2);
-						memcpy(buf + at, bad[b],
-						       strlen((const char *)bad[b]));
-						bad_count += !compare_check(buf,
-									    len);
-					}
-				}
-				memset(buf, 'a', len);
-				memcpy(buf + at, "\xc3\xa9", 2);
-				bad_count += !compare_check(buf, len);
-			}
+			for (size_t at = 128; at < 128 + 256; at++)
+				bad += step_inputs(area + off, lens[l], at);
 		}
 	}
-	return bad_count;
+	return bad;
 }
 
 /*
@@ -436,7 +436,8 @@ int main(void)
 	tap_result(!bad, "ASCII alone, and %zu ill-formed sequences and 7 characters at the rules' bounds at every position in it, every length up to %u bytes (past %u, check() alone, near block edges and the end), cut short by the end, every path: %lu mismatches",
 		   NSNIPPETS, SHORT_MAX, SHORT_ALL_MAX, bad);
 	bad = steps_planted();
-	tap_result(!bad, "6 ill-formed sequences at every position of two 128-byte steps, alone in ASCII and beside a 2-byte character, and that character alone, 700 and 2100 bytes, every path: %lu mismatches",
+	tap_result(!bad,
+		   "6 ill-formed sequences at every position of two 128-byte steps, alone in ASCII and beside a 2-byte character, and that character alone, 700 and 2100 bytes, every path: %lu mismatches",
 		   bad);
 	bad = past_a_section();
 	tap_result(!bad, "strict text ending just past a 16 KiB vector section, every path: %lu mismatches",

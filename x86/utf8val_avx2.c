@@ -255,8 +255,10 @@ static __always_inline bool vec_check(const vec_consts *k,
 
 static __always_inline bool vec_ascii_pair(vec_block b0, vec_block b1)
 {
-	return !_mm256_movemask_epi8(_mm256_or_si256(
-		_mm256_or_si256(b0.a, b0.b), _mm256_or_si256(b1.a, b1.b)));
+	__m256i both = _mm256_or_si256(_mm256_or_si256(b0.a, b0.b),
+				       _mm256_or_si256(b1.a, b1.b));
+
+	return !_mm256_movemask_epi8(both);
 }
 
 static __always_inline bool vec_check_pair(const vec_consts *k,
