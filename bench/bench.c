@@ -474,6 +474,7 @@ static int fresh_table(const struct dataset *data, size_t ndata,
 	const size_t slack = FRESH_RUN + 1024, most = 2 * (1 << 20) + 2 * slack;
 	u8 *buf = aligned_alloc(64, most);
 	struct piece *pieces = malloc(most / 4093 * sizeof(*pieces));
+	u64 x = SHUFFLE_SEED;	/* the orders, row after row */
 
 	if (!buf || !pieces) {
 		perror("bench --fresh");
@@ -489,7 +490,6 @@ static int fresh_table(const struct dataset *data, size_t ndata,
 							       POOL_BYTES) + slack;
 			double rate[NIMPLS][FRESH_PASSES], best[NIMPLS];
 			size_t order[NIMPLS];
-			u64 x = SHUFFLE_SEED;
 
 			for (size_t k = 0; k < NIMPLS; k++)
 				order[k] = k;
