@@ -53,9 +53,12 @@
  *   bool vec_check_pair(const vec_consts *k, struct vec_carry *c,
  *                       vec_block b0, vec_block b1, const u8 *s, size_t i)
  *                    vec_ascii() and vec_check() of @b0 at @s + @i and
- *                    @b1 after it, with one test; of the carry, they
- *                    update only whether @b1 leaves a character open
- *                    (vec_pairs() loads the rest again after them)
+ *                    @b1 after it, with one test; the checks load the
+ *                    bytes before @i from @s, but where fewer than
+ *                    VEC_LOOK_BACK are (the carry's then, from
+ *                    vec_carry_before()), and update only the carry's
+ *                    test for an open character (vec_pairs() loads the
+ *                    rest again after the pairs)
  *
  * and then vec_blocks() is a utf8val_blocks_fn (utf8val_simd.h) to call
  * from the path's entry point.
@@ -114,14 +117,16 @@ static __always_inline bool vec_align(const vec_consts *k,
  * Two blocks a step from *@i, while 128 bytes are left: a step of ASCII
  * goes on as a run, any other has both blocks checked, one of them
  * perhaps ASCII. Where non-ASCII comes and goes (names in JSON, prose
- * with a few characters), checking a block of ASCII costs less than the
- * branch a block that would skip it, which mispredicts. False at an
+ * with a few characters), checking a block of ASCII costs less than a
+ * branch a block to skip it, which mispredicts. Not where characters
+ * are counted: there the pairs' counts and checks took more registers
+ * than there are, and ran slower. False at an
  * error, *@i the start of its step; else *@i is where fewer than 128
  * bytes are left, and the carry that of the bytes before it.
  */
 static __always_inline bool vec_pairs(const vec_consts *k,
 				      struct vec_carry *carry, const u8 *s,
-				      size_t *i, size_t to, u64 *count)
+				      size_t *i, size_t to)
 {
 	size_t at = *i;
 
@@ -129,21 +134,14 @@ static __always_inline bool vec_pairs(const vec_consts *k,
 		vec_block b0 = vec_load(s, at), b1 = vec_load(s, at + 64);
 
 		if (vec_ascii_pair(b0, b1)) {
-			size_t run = at;
-
 			/* ASCII: wrong only after an open character */
 			if (vec_open(carry))
 				break;
 			at = vec_ascii_run(s, at + 128, to);
-			if (count)
-				*count += at - run;
 			continue;
 		}
 		if (!vec_check_pair(k, carry, b0, b1, s, at))
 			break;
-		if (count)
-			*count += vec_char_starts(b0, 0) +
-				  vec_char_starts(b1, 0);
 		at += 128;
 	}
 	*i = at;
@@ -168,7 +166,7 @@ static __always_inline size_t vec_block_loop(const u8 *s, size_t from,
 		goto out;
 	aligned = i != from;
 #ifdef VEC_PAIRS
-	if (!vec_pairs(&k, &carry, s, &i, to, chars ? &count : NULL))
+	if (!chars && !vec_pairs(&k, &carry, s, &i, to))
 		goto out;
 #endif
 	while (to - i >= 64) {
@@ -220,7 +218,8 @@ static __always_inline size_t vec_block_loop(const u8 *s, size_t from,
 	 * if it does not, it is not clean, nor are its characters counted.
 	 * It is the 64 bytes before @i (an ASCII block leaves no character
 	 * open), loaded again rather than kept through the loop in
-	 * registers its checks need.
+	 * registers its checks need; where fewer than 64 bytes were
+	 * checked, none is clean, and there is no block to load.
 	 */
 	if (i == to && vec_open(&carry))
 		i = utf8val_drop_open_block(i, from, &count, chars &&
