@@ -120,9 +120,9 @@ static __always_inline bool vec_align(const vec_consts *k,
  * with a few characters), checking a block of ASCII costs less than a
  * branch a block to skip it, which mispredicts. Not where characters
  * are counted: there the pairs' counts and checks took more registers
- * than there are, and ran slower. False at an
- * error, *@i the start of its step; else *@i is where fewer than 128
- * bytes are left, and the carry that of the bytes before it.
+ * than there are, and ran slower. False at an error, *@i the start of
+ * its step; else *@i is where fewer than 128 bytes are left, and the
+ * carry that of the bytes before it.
  */
 static __always_inline bool vec_pairs(const vec_consts *k,
 				      struct vec_carry *carry, const u8 *s,

@@ -64,9 +64,9 @@ static inline __m256i load32(const u8 *p)
 }
 
 /*
- * GCC loads the constants through pointers it cannot see through: where
+ * GCC gets the constants through pointers it cannot see through: where
  * it knew them, it built four of them again with broadcasts in the loop
- * of two blocks a step (VEC_PAIRS), and random characters ran 4 to 6 %
+ * of two blocks a step (VEC_PAIRS), and random characters ran 5 to 8 %
  * slower than in the loop of one block. Clang, which keeps them in
  * registers as they are, spilled more with the pointers hidden.
  */
