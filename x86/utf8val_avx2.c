@@ -231,12 +231,12 @@ static __always_inline bool vec_open(const struct vec_carry *c)
 	return !_mm256_testz_si256(c->open, c->open);
 }
 
-/* The bytes at @s + @i are in @b already */
-static __always_inline bool vec_check(const vec_consts *k,
-				      struct vec_carry *c, vec_block b,
-				      const u8 *s, size_t i)
+/* Nonzero where block @b, at @s + @i, after what *@c carries breaks a rule */
+static __always_inline __m256i block_errors(const vec_consts *k,
+					    const struct vec_carry *c,
+					    vec_block b, const u8 *s, size_t i)
 {
-	__m256i err_a, err;
+	__m256i err_a;
 
 	/*
 	 * Only the input's first block has nothing before it to load: the
@@ -246,7 +246,15 @@ static __always_inline bool vec_check(const vec_consts *k,
 		err_a = errors_loaded(k, b.a, s + i);
 	else
 		err_a = rule_errors(k, b.a, c->prev);
-	err = _mm256_or_si256(err_a, errors_loaded(k, b.b, s + i + 32));
+	return _mm256_or_si256(err_a, errors_loaded(k, b.b, s + i + 32));
+}
+
+/* The bytes at @s + @i are in @b already */
+static __always_inline bool vec_check(const vec_consts *k,
+				      struct vec_carry *c, vec_block b,
+				      const u8 *s, size_t i)
+{
+	__m256i err = block_errors(k, c, b, s, i);
 
 	c->prev = b.b;
 	c->open = ends_open(k, b.b);
@@ -268,14 +276,8 @@ static __always_inline bool vec_check_pair(const vec_consts *k,
 					   struct vec_carry *c, vec_block b0,
 					   vec_block b1, const u8 *s, size_t i)
 {
-	__m256i err;
+	__m256i err = block_errors(k, c, b0, s, i);
 
-	/* only the input's first block has nothing before it to load */
-	if (i >= VEC_LOOK_BACK)
-		err = errors_loaded(k, b0.a, s + i);
-	else
-		err = rule_errors(k, b0.a, c->prev);
-	err = _mm256_or_si256(err, errors_loaded(k, b0.b, s + i + 32));
 	err = _mm256_or_si256(err, errors_loaded(k, b1.a, s + i + 64));
 	err = _mm256_or_si256(err, errors_loaded(k, b1.b, s + i + 96));
 
