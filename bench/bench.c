@@ -48,6 +48,7 @@
  * Of a short-string set: no slower a call than the fastest peer. A goal
  * whose peer is missing (not installed, or a path the CPU lacks) is "n/a".
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -329,6 +330,21 @@ static size_t draw_below(u64 *x, size_t n)
 	return *x % n;
 }
 
+/* The @n elements of @size bytes at @base in a new order */
+static void shuffle(void *base, size_t n, size_t size, u64 *x)
+{
+	unsigned char *b = base, t[32];
+
+	assert(size <= sizeof(t));
+	for (size_t i = n - 1; n > 1 && i > 0; i--) {
+		size_t j = draw_below(x, i + 1);
+
+		memcpy(t, b + i * size, size);
+		memcpy(b + i * size, b + j * size, size);
+		memcpy(b + j * size, t, size);
+	}
+}
+
 static struct piece *shuffled_pool(struct piece *pool, size_t *count,
 				   size_t *bytes)
 {
@@ -343,14 +359,7 @@ static struct piece *shuffled_pool(struct piece *pool, size_t *count,
 		struct piece *p = all + s * *count;
 
 		memcpy(p, pool, *count * sizeof(*p));
-		for (size_t i = *count - 1; i > 0; i--) {
-			size_t j = draw_below(&x, i + 1);
-			struct piece t;
-
-			t = p[i];
-			p[i] = p[j];
-			p[j] = t;
-		}
+		shuffle(p, *count, sizeof(*p), &x);
 	}
 	free(pool);
 	*count *= SHUFFLES;
@@ -455,18 +464,6 @@ static int by_value(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The implementations' @order shuffled (draw_below()'s *@x) */
-static void shuffle_order(size_t *order, u64 *x)
-{
-	for (size_t i = NIMPLS - 1; i > 0; i--) {
-		size_t j = draw_below(x, i + 1), t;
-
-		t = order[i];
-		order[i] = order[j];
-		order[j] = t;
-	}
-}
-
 static int fresh_table(const struct dataset *data, size_t ndata,
 		       size_t only_size, int *missed)
 {
@@ -497,7 +494,7 @@ static int fresh_table(const struct dataset *data, size_t ndata,
 			if (only_size && size != only_size)
 				continue;
 			for (int pass = -1; pass < FRESH_PASSES; pass++) {
-				shuffle_order(order, &x);
+				shuffle(order, NIMPLS, sizeof(*order), &x);
 				for (size_t n = 0; n < NIMPLS; n++) {
 					size_t k = order[n];
 					double r;
