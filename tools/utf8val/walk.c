@@ -240,59 +240,62 @@ static void entry_type(int dfd, struct entry *e, bool follow)
 		e->err = errno == ENOENT ? ERR_DANGLING : errno;
 }
 
+/* Append the entry @name, of type @type, in the directory @fd to *@e. */
+static void add_entry(struct entry **e, size_t *n, size_t *size, int fd,
+		      const char *name, unsigned char type, bool follow)
+{
+	if (!strcmp(name, ".") || !strcmp(name, ".."))
+		return;
+	if (*n == *size) {
+		struct entry *more;
+
+		*size = *size ? 2 * *size : 64;
+		more = realloc(*e, *size * sizeof(**e));
+		if (!more)
+			die(NULL);
+		*e = more;
+	}
+	(*e)[*n] = (struct entry){ .name = strdup(name), .type = type };
+	if (!(*e)[*n].name)
+		die(NULL);
+	entry_type(fd, &(*e)[(*n)++], follow);
+}
+
 /*
- * Read the directory @fd (closed after) into @list, sorted by name: its
- * length, or -1.
+ * Read the directory @fd into @list, sorted by name: its length, or -1.
+ * With getdents64() on the walk's own descriptor: fdopendir() would want
+ * one of its own to close, a dup(), and made an fstat() and two fcntl()
+ * calls a directory besides, 29000 of the 380000 system calls of a walk
+ * of Linux's source.
  */
 static ssize_t read_dir(int fd, struct entry **list, bool follow)
 {
-	DIR *d = fdopendir(fd);
+	char buf[32768] __attribute__((aligned(8)));
 	struct entry *e = NULL;
 	size_t n = 0, size = 0;
-	struct dirent *de;
+	ssize_t got, at;
 
-	if (!d) {
-		close(fd);
-		return -1;
-	}
-	for (;;) {
-		errno = 0;
-		de = readdir(d);
-		if (!de)
-			break;
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		if (n == size) {
-			struct entry *more;
+	while ((got = getdents64(fd, buf, sizeof(buf))) > 0) {
+		for (at = 0; at < got; ) {
+			const struct dirent64 *de = (const void *)(buf + at);
 
-			size = size ? 2 * size : 64;
-			more = realloc(e, size * sizeof(*e));
-			if (!more)
-				goto nomem;
-			e = more;
+			add_entry(&e, &n, &size, fd, de->d_name, de->d_type,
+				  follow);
+			at += de->d_reclen;
 		}
-		e[n] = (struct entry){ .name = strdup(de->d_name),
-				       .type = de->d_type };
-		if (!e[n].name)
-			goto nomem;
-		entry_type(dirfd(d), &e[n++], follow);
 	}
-	if (errno) {
+	if (got < 0) {
 		int err = errno;
 
 		while (n)
 			free(e[--n].name);
 		free(e);
-		closedir(d);
 		errno = err;
 		return -1;
 	}
-	closedir(d);
 	qsort(e, n, sizeof(*e), by_name);
 	*list = e;
 	return n;
-nomem:
-	die(NULL);
 }
 
 /* A regular file of a walk, @name in @dir: checked by a worker, or here. */
@@ -339,30 +342,18 @@ static void walk_entry(struct walk *w, struct dir_ref *dir,
 }
 
 /*
- * Open the directory @name in @at for a walk, and a copy of it for
- * reading (*@copy); with EMFILE, again once the pool has let go of what
- * its jobs hold. -1 and errno if either fails.
+ * Open the directory @name in @at for a walk; with EMFILE, again once
+ * the pool has let go of what its jobs hold. -1 and errno if it fails.
  */
-static int open_dir(struct walk *w, int at, const char *name, int flags,
-		    int *copy)
+static int open_dir(struct walk *w, int at, const char *name, int flags)
 {
-	int fd, tries;
+	int fd = openat(at, name, flags);
 
-	for (tries = 0; tries < 2; tries++) {
-		if (tries)
-			pool_drain();
+	if (fd < 0 && errno == EMFILE && w->pooled) {
+		pool_drain();
 		fd = openat(at, name, flags);
-		*copy = fd < 0 ? -1 : dup(fd);
-		if (*copy >= 0)
-			return fd;
-		if (fd >= 0) {
-			close(fd);
-			errno = EMFILE;
-		}
-		if (errno != EMFILE || !w->pooled)
-			break;
 	}
-	return -1;
+	return fd;
 }
 
 /*
@@ -384,7 +375,7 @@ static void walk_dir(struct walk *w, int at, const char *name, int level,
 	struct stat st;
 	ssize_t n = -1, i;
 	size_t old;
-	int fd, copy;
+	int fd;
 
 	base = base && base[1] ? base + 1 : w->path;
 	if (level > 0 && matches(base, opt->exclude_dir, opt->nr_exclude_dir))
@@ -393,7 +384,7 @@ static void walk_dir(struct walk *w, int at, const char *name, int level,
 		pool_drain();	/* the jobs let go of their directories */
 	/* -r follows a link only where the walk starts, as grep -r does */
 	fd = open_dir(w, at, name, O_RDONLY | O_DIRECTORY | O_NOCTTY | O_CLOEXEC |
-		      (level > 0 && !follow ? O_NOFOLLOW : 0), &copy);
+		      (level > 0 && !follow ? O_NOFOLLOW : 0));
 	if (fd < 0 && level > 0 && replaced(errno))
 		return;		/* no longer a directory */
 	if (fd >= 0 && !fstat(fd, &st)) {
@@ -402,7 +393,6 @@ static void walk_dir(struct walk *w, int at, const char *name, int level,
 		for (s = up; s; s = s->up) {
 			if (s->dev == here.dev && s->ino == here.ino) {
 				close(fd);
-				close(copy);
 				walk_say(w, w->path, "a directory loop (skipped)");
 				return;
 			}
@@ -410,9 +400,8 @@ static void walk_dir(struct walk *w, int at, const char *name, int level,
 	}
 	if (opt->names)
 		walk_rc(w, check_name(w->path, opt));
-	/* (the stream reads the copy: @fd stays for openat()) */
 	if (fd >= 0)
-		n = read_dir(copy, &list, follow);
+		n = read_dir(fd, &list, follow);
 	if (n < 0) {
 		walk_say(w, w->path, strerror(errno));
 		if (fd >= 0)
