@@ -31,7 +31,9 @@
  * Jobs not yet taken that wake the walk where it waits for room in the
  * ring: it then has three quarters of the ring to fill. (Woken after
  * every batch, for room for one, it slept 2700 times over 86631 files,
- * and the workers' CPUs switched threads twice as often.)
+ * and the workers' CPUs switched threads twice as often. One worker
+ * fewer, the walk taking batches itself where the ring is full, took
+ * the switches from 1600 to 100, and the walk's time no lower.)
  */
 #define POOL_REFILL	(POOL_JOBS / 4)
 /*
