@@ -148,7 +148,11 @@ struct walk {
 	int status;
 	char *path;		/* the entry's path, one buffer for the walk */
 	size_t len, size;
+	char *dents;		/* what getdents64() reads, DENTS_SIZE */
 };
+
+/* a folder read at a time (off the stack: walk_dir() recurses) */
+#define DENTS_SIZE	32768
 
 /* Append @name to the walk's path as a level deeper: the old length. */
 static size_t path_push(struct walk *w, const char *name, bool bare)
@@ -268,16 +272,16 @@ static void add_entry(struct entry **e, size_t *n, size_t *size, int fd,
  * calls a directory besides, 29000 of the 380000 system calls of a walk
  * of Linux's source.
  */
-static ssize_t read_dir(int fd, struct entry **list, bool follow)
+static ssize_t read_dir(struct walk *w, int fd, struct entry **list,
+			bool follow)
 {
-	char buf[32768] __attribute__((aligned(8)));
 	struct entry *e = NULL;
 	size_t n = 0, size = 0;
 	ssize_t got, at;
 
-	while ((got = getdents64(fd, buf, sizeof(buf))) > 0) {
+	while ((got = getdents64(fd, w->dents, DENTS_SIZE)) > 0) {
 		for (at = 0; at < got; ) {
-			const struct dirent64 *de = (const void *)(buf + at);
+			const struct dirent64 *de = (const void *)(w->dents + at);
 
 			add_entry(&e, &n, &size, fd, de->d_name, de->d_type,
 				  follow);
@@ -401,7 +405,7 @@ static void walk_dir(struct walk *w, int at, const char *name, int level,
 	if (opt->names)
 		walk_rc(w, check_name(w->path, opt));
 	if (fd >= 0)
-		n = read_dir(fd, &list, follow);
+		n = read_dir(w, fd, &list, follow);
 	if (n < 0) {
 		walk_say(w, w->path, strerror(errno));
 		if (fd >= 0)
@@ -450,13 +454,15 @@ int walk(const char *dir, const struct options *opt)
 			dirs_max = 4096;
 	}
 	w.path = strdup(dir ? dir : ".");
-	if (!w.path)
+	w.dents = malloc(DENTS_SIZE);
+	if (!w.path || !w.dents)
 		die(NULL);
 	w.len = strlen(w.path);
 	w.size = w.len;
 	w.pooled = pool_start(opt);
 	walk_dir(&w, AT_FDCWD, w.path, 0, NULL);
 	rc = w.pooled ? pool_end() : 0;
+	free(w.dents);
 	free(w.path);
 	return rc > w.status ? rc : w.status;
 }
