@@ -635,16 +635,17 @@ expect "-r over 10000 files finds the one that is not UTF-8" "$tree/big/57/f42
 status 1" "$got"
 # A folder whose names take many reads of it (getdents64() returns 32 KiB
 # at most a call here): every file found, those after the first read too.
-mkdir "$tree/wide"
-(cd "$tree/wide" && touch $(seq -f 'a-name-long-enough-that-a-read-of-the-folder-holds-few-%04g' 0 2999))
+mkdir "$tree/longnames"
+(cd "$tree/longnames" && touch $(seq -f 'a-name-long-enough-that-a-read-of-the-folder-holds-few-%04g' 0 2999))
 for i in 0007 1234 2999; do
-	printf 'x\xc0\xafy' >"$tree/wide/a-name-long-enough-that-a-read-of-the-folder-holds-few-$i"
+	printf 'x\xc0\xafy' >"$tree/longnames/a-name-long-enough-that-a-read-of-the-folder-holds-few-$i"
 done
-got=$({ "$cli" -rl "$tree/wide"; echo "status $?"; } | sed 's|.*-||')
+got=$({ "$cli" -rl "$tree/longnames"; echo "status $?"; } | sed 's|.*-||')
 expect "-r -l over 3000 long names in one folder: the three not UTF-8" "0007
 1234
 2999
 status 1" "$got"
+rm -rf "$tree/longnames"
 # -l and -q check the files of a walk on every CPU: the answers and the
 # messages come in the walk's order all the same, as on one CPU.
 for i in $(seq 0 39); do
