@@ -646,6 +646,32 @@ expect "-r -l over 3000 long names in one folder: the three not UTF-8" "0007
 2999
 status 1" "$got"
 rm -rf "$tree/longnames"
+# A folder removed after the walk opened it, before it read it (rm -rf
+# beside a walk): read as empty, as readdir() has it, not an error.
+# strace holds the walk's read of it (its third getdents64()) while it
+# goes.
+name="-r -l: a folder removed between its open and its read is empty, not an error"
+if command -v strace >/dev/null; then
+	mkdir -p "$tree/gone/sub"
+	printf 'x\377' >"$tree/gone/f"
+	strace -qq -o /dev/null -e inject=getdents64:delay_enter=3000000:when=3 \
+		"$cli" -rl "$tree/gone" >"$tree/gone.out" 2>&1 &
+	tracer=$!
+	for _ in $(seq 100); do	# until the walk holds the folder open
+		walker=$(pgrep -P "$tracer" || true)
+		[ -n "$walker" ] && ls -l "/proc/$walker/fd" 2>/dev/null |
+			grep -q "$tree/gone/sub\$" && break
+		sleep 0.1
+	done
+	rmdir "$tree/gone/sub"
+	wait "$tracer"
+	echo "status $?" >>"$tree/gone.out"
+	expect "$name" "$tree/gone/f
+status 1" "$(cat "$tree/gone.out")"
+	rm -rf "$tree/gone" "$tree/gone.out"
+else
+	skip "$name" "no strace"
+fi
 # -l and -q check the files of a walk on every CPU: the answers and the
 # messages come in the walk's order all the same, as on one CPU.
 for i in $(seq 0 39); do
@@ -751,6 +777,23 @@ PY
 got=$(ulimit -n 30; "$cli" -r -l "$tree/deep40" 2>&1 | sed 's/^.*: //' | sort -u; echo "status ${PIPESTATUS[0]}")
 expect "-r deeper than the descriptors: the real reason, status 2" "Too many open files
 status 2" "$got"
+# ... and a folder the walk could open with the last descriptor there is,
+# leaving none for its files, is the one message, not one for each file.
+python3 - "$tree/deepf" <<'PY'
+import os, sys
+os.mkdir(sys.argv[1])
+fd = os.open(sys.argv[1], os.O_RDONLY)
+for i in range(40):
+    for f in ("f1", "f2", "f3"):
+        os.close(os.open(f, os.O_WRONLY | os.O_CREAT, dir_fd=fd))
+    os.mkdir("d", dir_fd=fd)
+    fd = os.open("d", os.O_RDONLY, dir_fd=fd)
+PY
+got=$(ulimit -n 30; taskset -c "$cpu0" "$cli" -r -l "$tree/deepf" 2>&1 | grep -c 'Too many open files'; echo "status ${PIPESTATUS[0]}")
+expect "-r deeper than the descriptors, files in every folder: one message" \
+	"1
+status 2" "$got"
+rm -rf "$tree/deepf"
 rm -rf "$tree/wide" "$tree/deep40"
 # A FIFO named with --binary-files: sniffed and checked through one open.
 mkfifo "$tree/fifo"

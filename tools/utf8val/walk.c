@@ -149,7 +149,11 @@ struct walk {
 	char *path;		/* the entry's path, one buffer for the walk */
 	size_t len, size;
 	char *dents;		/* what getdents64() reads, DENTS_SIZE */
+	rlim_t fd_limit;	/* descriptors the process may have (0: unknown) */
 };
+
+/* from this many descriptors below the limit, open_dir() looks for a spare */
+#define FD_PROBE	16
 
 /* a folder read at a time (off the stack: walk_dir() recurses) */
 #define DENTS_SIZE	32768
@@ -222,8 +226,8 @@ static void walk_rc(struct walk *w, int rc)
 
 /*
  * The type of @e, a name in the directory @dfd, as the walk sees it:
- * from readdir() where the file system says, and for a symbolic link
- * with -R, of what it points to.
+ * from the folder's entry where the file system says, and for a
+ * symbolic link with -R, of what it points to.
  */
 static void entry_type(int dfd, struct entry *e, bool follow)
 {
@@ -288,7 +292,8 @@ static ssize_t read_dir(struct walk *w, int fd, struct entry **list,
 			at += de->d_reclen;
 		}
 	}
-	if (got < 0) {
+	/* (a folder removed since it was opened reads as empty, as readdir()) */
+	if (got < 0 && errno != ENOENT) {
 		int err = errno;
 
 		while (n)
@@ -346,16 +351,38 @@ static void walk_entry(struct walk *w, struct dir_ref *dir,
 }
 
 /*
+ * Open the directory @name in @at, and fail it with EMFILE where that
+ * took the last descriptor: none would be left for its files, each of
+ * which would fail alone. Near the limit (FD_PROBE), a dup() tells.
+ */
+static int open_dir_once(const struct walk *w, int at, const char *name,
+			 int flags)
+{
+	int fd = openat(at, name, flags), spare;
+
+	if (fd < 0 || (rlim_t)fd + FD_PROBE < w->fd_limit)
+		return fd;
+	spare = dup(fd);
+	if (spare >= 0) {
+		close(spare);
+		return fd;
+	}
+	close(fd);
+	errno = EMFILE;
+	return -1;
+}
+
+/*
  * Open the directory @name in @at for a walk; with EMFILE, again once
  * the pool has let go of what its jobs hold. -1 and errno if it fails.
  */
 static int open_dir(struct walk *w, int at, const char *name, int flags)
 {
-	int fd = openat(at, name, flags);
+	int fd = open_dir_once(w, at, name, flags);
 
 	if (fd < 0 && errno == EMFILE && w->pooled) {
 		pool_drain();
-		fd = openat(at, name, flags);
+		fd = open_dir_once(w, at, name, flags);
 	}
 	return fd;
 }
@@ -431,8 +458,9 @@ static void walk_dir(struct walk *w, int at, const char *name, int level,
  * -r and -R: the regular files below the directory @dir, in name order;
  * symbolic links followed with -R only (-r follows @dir itself, as grep
  * does). A loop or a folder that cannot be read is reported and skipped:
- * status 2 at the end, never an end to the walk. Types come from
- * readdir() where the file system gives them: no stat() for each file.
+ * status 2 at the end, never an end to the walk. Types come from the
+ * folder's entries where the file system gives them: no stat() for each
+ * file.
  */
 int walk(const char *dir, const struct options *opt)
 {
@@ -447,6 +475,7 @@ int walk(const char *dir, const struct options *opt)
 			if (setrlimit(RLIMIT_NOFILE, &files))
 				getrlimit(RLIMIT_NOFILE, &files);
 		}
+		w.fd_limit = files.rlim_cur;
 		/* (the rest: standard ones, the workers' files, a margin) */
 		if (files.rlim_cur < 2 * (4096 + 16))
 			dirs_max = files.rlim_cur > 24 ? (files.rlim_cur - 16) / 2 : 4;
