@@ -279,7 +279,9 @@ static double cut_ratio(double ours, double theirs)
  * printed, and judged as printed: 1.149 is 1.14, short of 1.15. A goal
  * above what the read ceiling (@ceil, or NONE) allows, @theirs against
  * a plain load loop over the same bytes, no validator can meet in this
- * run: its miss says so, with that bound.
+ * run: its miss says so, with that bound. (Only from LONG_SIZE: shorter
+ * inputs are where a load loop's own head and tail cost, and a check
+ * may beat it; and only where @ours is no faster than the ceiling.)
  */
 static void goal(const char *name, double ours, double theirs, double min,
 		 double ceil, struct tally *t)
@@ -296,7 +298,7 @@ static void goal(const char *name, double ours, double theirs, double min,
 	if (ratio >= min - CUT_SLACK)
 		return;
 	t->missed++;
-	bound = ceil == NONE ? NONE : cut_ratio(ceil, theirs);
+	bound = ceil == NONE || ours < ceil ? NONE : cut_ratio(ceil, theirs);
 	if (bound < min - CUT_SLACK) {
 		printf(" (ceiling %.2f)", bound);
 		t->bounded++;
@@ -322,7 +324,7 @@ static void row_goals(const char *set, size_t size, const double *best,
 	enum text_kind kind = text_kind(set, &ceil_goal);
 
 	if (size < LONG_SIZE) {
-		goal("check/peer", best[CHECK], peer, 1.00, ceil, missed);
+		goal("check/peer", best[CHECK], peer, 1.00, NONE, missed);
 		return;
 	}
 	if (kind != ASCII)
@@ -610,7 +612,7 @@ static int offset_table(const struct dataset *data, size_t ndata, int rounds,
 				goal("check/icelake", best[CHECK],
 				     fastest(best, SIMD_PEER),
 				     text_kind(data[di].name, NULL) == MULTI_BYTE ?
-				     1.15 : 1.00, fastest(best, CEILING), missed);
+				     1.15 : 1.00, NONE, missed);
 				printf("\n");
 				fflush(stdout);
 			}
@@ -645,7 +647,7 @@ static int short_table(const struct short_set *sets, size_t nsets, int rounds,
 			if (impls[k].fn)
 				printf(" %*.2f", width(&impls[k]), best[k] * 1e9);
 		goal("check/peer", best[CHECK], fastest(best, SIMD_PEER), 1.00,
-		     fastest(best, CEILING), missed);
+		     NONE, missed);
 		printf("\n");
 		fflush(stdout);
 	}
