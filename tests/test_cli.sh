@@ -784,8 +784,10 @@ import os, sys
 os.mkdir(sys.argv[1])
 fd = os.open(sys.argv[1], os.O_RDONLY)
 for i in range(40):
-    for f in ("f1", "f2", "f3"):
-        os.close(os.open(f, os.O_WRONLY | os.O_CREAT, dir_fd=fd))
+    for f in range(100):
+        out = os.open("f%02d" % f, os.O_WRONLY | os.O_CREAT, dir_fd=fd)
+        os.write(out, b"\xff")
+        os.close(out)
     os.mkdir("d", dir_fd=fd)
     fd = os.open("d", os.O_RDONLY, dir_fd=fd)
 PY
@@ -793,6 +795,16 @@ got=$(ulimit -n 30; taskset -c "$cpu0" "$cli" -r -l "$tree/deepf" 2>&1 | grep -c
 expect "-r deeper than the descriptors, files in every folder: one message" \
 	"1
 status 2" "$got"
+# ... and on every CPU as on one: near the limit the walk checks the files
+# itself (the workers' files would take the descriptors its folders
+# leave, and files fail at random that one CPU checks).
+got=$(ulimit -n 30; taskset -c "$cpu0" "$cli" -r -l "$tree/deepf" 2>&1; echo "status $?")
+for i in 1 2 3 4 5; do
+	many=$(ulimit -n 30; "$cli" -r -l "$tree/deepf" 2>&1; echo "status $?")
+	[ "$many" = "$got" ] || break
+done
+expect "-r -l deeper than the descriptors, 100 files in every folder: as on one CPU, five times" \
+	"$got" "$many"
 rm -rf "$tree/deepf"
 rm -rf "$tree/wide" "$tree/deep40"
 # A FIFO named with --binary-files: sniffed and checked through one open.

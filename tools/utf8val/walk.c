@@ -150,6 +150,7 @@ struct walk {
 	size_t len, size;
 	char *dents;		/* what getdents64() reads, DENTS_SIZE */
 	rlim_t fd_limit;	/* descriptors the process may have (0: unknown) */
+	int highest_fd;		/* of the folders it opened */
 };
 
 /* from this many descriptors below the limit, open_dir() looks for a spare */
@@ -307,6 +308,19 @@ static ssize_t read_dir(struct walk *w, int fd, struct entry **list,
 	return n;
 }
 
+/*
+ * Whether the walk has come near the descriptors' limit (a folder it
+ * opened within FD_PROBE of it): from there on it checks each file
+ * itself, once the workers' answers before it are said, as one CPU
+ * would. The workers' files, and the folders their jobs hold, would
+ * otherwise take the descriptors one CPU has for them, and files fail
+ * that one CPU checks.
+ */
+static bool near_limit(const struct walk *w)
+{
+	return (rlim_t)w->highest_fd + FD_PROBE >= w->fd_limit;
+}
+
 /* A regular file of a walk, @name in @dir: checked by a worker, or here. */
 static void walk_file(struct walk *w, struct dir_ref *dir, const char *name)
 {
@@ -314,10 +328,12 @@ static void walk_file(struct walk *w, struct dir_ref *dir, const char *name)
 
 	if (!wanted(w->path, w->opt))
 		return;
-	if (w->pooled) {
+	if (w->pooled && !near_limit(w)) {
 		pool_add(w->path, dir, name, NULL, 0);
 		return;
 	}
+	if (w->pooled)
+		pool_drain();	/* the answers before it first */
 	fd = open_found(dir, name, w->opt);
 	if (fd >= 0)
 		walk_rc(w, check_and_list(w->path, fd, w->opt));
@@ -418,6 +434,8 @@ static void walk_dir(struct walk *w, int at, const char *name, int level,
 		      (level > 0 && !follow ? O_NOFOLLOW : 0));
 	if (fd < 0 && level > 0 && replaced(errno))
 		return;		/* no longer a directory */
+	if (fd > w->highest_fd)
+		w->highest_fd = fd;
 	if (fd >= 0 && !fstat(fd, &st)) {
 		here.dev = st.st_dev;
 		here.ino = st.st_ino;
