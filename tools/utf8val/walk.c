@@ -149,11 +149,16 @@ struct walk {
 	char *path;		/* the entry's path, one buffer for the walk */
 	size_t len, size;
 	char *dents;		/* what getdents64() reads, DENTS_SIZE */
-	rlim_t fd_limit;	/* descriptors the process may have (0: unknown) */
-	int highest_fd;		/* of the folders it opened */
+	/*
+	 * The descriptors the process may have (0 if unknown: near_limit()
+	 * all through), those open as the walk started (the standard ones,
+	 * any inherited), and those a file of the walk takes to open.
+	 */
+	rlim_t fd_limit;
+	unsigned int fd_base, fd_per_file;
 };
 
-/* from this many descriptors below the limit, open_dir() looks for a spare */
+/* near_limit(): how close, in descriptors (as many as 8 workers' files) */
 #define FD_PROBE	16
 
 /* a folder read at a time (off the stack: walk_dir() recurses) */
@@ -309,16 +314,20 @@ static ssize_t read_dir(struct walk *w, int fd, struct entry **list,
 }
 
 /*
- * Whether the walk has come near the descriptors' limit (a folder it
- * opened within FD_PROBE of it): from there on it checks each file
- * itself, once the workers' answers before it are said, as one CPU
- * would. The workers' files, and the folders their jobs hold, would
- * otherwise take the descriptors one CPU has for them, and files fail
- * that one CPU checks.
+ * Whether the folders held open (the walk's, and those the pool's jobs
+ * hold) bring the descriptors within FD_PROBE of the limit. Counted, not
+ * read off a descriptor's number: descriptors inherited open may lie
+ * anywhere below the limit. There the walk checks each file itself,
+ * once the workers' answers before it are said, as one CPU would: the
+ * workers' files, and the folders their jobs hold, would otherwise take
+ * the descriptors one CPU has for them, and files fail that one CPU
+ * checks; and open_dir_once() tests for a spare.
  */
 static bool near_limit(const struct walk *w)
 {
-	return (rlim_t)w->highest_fd + FD_PROBE >= w->fd_limit;
+	return (rlim_t)w->fd_base +
+	       __atomic_load_n(&dirs_open, __ATOMIC_RELAXED) + FD_PROBE >=
+	       w->fd_limit;
 }
 
 /* A regular file of a walk, @name in @dir: checked by a worker, or here. */
@@ -368,21 +377,26 @@ static void walk_entry(struct walk *w, struct dir_ref *dir,
 
 /*
  * Open the directory @name in @at, and fail it with EMFILE where that
- * took the last descriptor: none would be left for its files, each of
- * which would fail alone. Near the limit (FD_PROBE), a dup() tells.
+ * left too few descriptors to open a file in it: each of its files
+ * would fail alone. Near the limit, dup() tells.
  */
 static int open_dir_once(const struct walk *w, int at, const char *name,
 			 int flags)
 {
-	int fd = openat(at, name, flags), spare;
+	int fd = openat(at, name, flags), spare[2];
+	unsigned int n = 0;
 
-	if (fd < 0 || (rlim_t)fd + FD_PROBE < w->fd_limit)
+	if (fd < 0 || !near_limit(w))
 		return fd;
-	spare = dup(fd);
-	if (spare >= 0) {
-		close(spare);
+	while (n < w->fd_per_file && (spare[n] = dup(fd)) >= 0)
+		n++;
+	if (n == w->fd_per_file) {
+		while (n)
+			close(spare[--n]);
 		return fd;
 	}
+	while (n)
+		close(spare[--n]);
 	close(fd);
 	errno = EMFILE;
 	return -1;
@@ -434,8 +448,6 @@ static void walk_dir(struct walk *w, int at, const char *name, int level,
 		      (level > 0 && !follow ? O_NOFOLLOW : 0));
 	if (fd < 0 && level > 0 && replaced(errno))
 		return;		/* no longer a directory */
-	if (fd > w->highest_fd)
-		w->highest_fd = fd;
 	if (fd >= 0 && !fstat(fd, &st)) {
 		here.dev = st.st_dev;
 		here.ino = st.st_ino;
@@ -473,6 +485,31 @@ static void walk_dir(struct walk *w, int at, const char *name, int level,
 }
 
 /*
+ * The descriptors open now, counted in /proc/self/fd (read into @buf);
+ * without /proc, those below 4096 that fcntl() knows.
+ */
+static unsigned int fds_open(char *buf, rlim_t limit)
+{
+	int dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	unsigned int n = 0;
+	ssize_t got = -1, at;
+	int fd;
+
+	if (dir >= 0) {
+		while ((got = getdents64(dir, buf, DENTS_SIZE)) > 0) {
+			for (at = 0; at < got; n++)
+				at += ((const struct dirent64 *)(buf + at))->d_reclen;
+		}
+		close(dir);
+	}
+	if (!got && n >= 3)
+		return n - 3;	/* ".", ".." and @dir's own */
+	for (n = 0, fd = 0; fd < 4096 && (rlim_t)fd < limit; fd++)
+		n += fcntl(fd, F_GETFD) >= 0;
+	return n;
+}
+
+/*
  * -r and -R: the regular files below the directory @dir, in name order;
  * symbolic links followed with -R only (-r follows @dir itself, as grep
  * does). A loop or a folder that cannot be read is reported and skipped:
@@ -504,6 +541,9 @@ int walk(const char *dir, const struct options *opt)
 	w.dents = malloc(DENTS_SIZE);
 	if (!w.path || !w.dents)
 		die(NULL);
+	w.fd_base = fds_open(w.dents, w.fd_limit);
+	/* -R opens a file's path first, then the file (open_found()) */
+	w.fd_per_file = opt->recursive == 'R' ? 2 : 1;
 	w.len = strlen(w.path);
 	w.size = w.len;
 	w.pooled = pool_start(opt);
