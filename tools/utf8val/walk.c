@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,8 +159,11 @@ struct walk {
 	unsigned int fd_base, fd_per_file;
 };
 
-/* near_limit(): how close, in descriptors (as many as 8 workers' files) */
-#define FD_PROBE	16
+/*
+ * near_limit(): how close, in descriptors: the files of as many as 8
+ * workers, two each with -R, the folder being opened, and a few more
+ */
+#define FD_MARGIN	24
 
 /* a folder read at a time (off the stack: walk_dir() recurses) */
 #define DENTS_SIZE	32768
@@ -315,7 +319,7 @@ static ssize_t read_dir(struct walk *w, int fd, struct entry **list,
 
 /*
  * Whether the folders held open (the walk's, and those the pool's jobs
- * hold) bring the descriptors within FD_PROBE of the limit. Counted, not
+ * hold) bring the descriptors within FD_MARGIN of the limit. Counted, not
  * read off a descriptor's number: descriptors inherited open may lie
  * anywhere below the limit. There the walk checks each file itself,
  * once the workers' answers before it are said, as one CPU would: the
@@ -326,7 +330,7 @@ static ssize_t read_dir(struct walk *w, int fd, struct entry **list,
 static bool near_limit(const struct walk *w)
 {
 	return (rlim_t)w->fd_base +
-	       __atomic_load_n(&dirs_open, __ATOMIC_RELAXED) + FD_PROBE >=
+	       __atomic_load_n(&dirs_open, __ATOMIC_RELAXED) + FD_MARGIN >=
 	       w->fd_limit;
 }
 
@@ -441,8 +445,15 @@ static void walk_dir(struct walk *w, int at, const char *name, int level,
 	base = base && base[1] ? base + 1 : w->path;
 	if (level > 0 && matches(base, opt->exclude_dir, opt->nr_exclude_dir))
 		return;
-	if (w->pooled && __atomic_load_n(&dirs_open, __ATOMIC_RELAXED) >= dirs_max)
-		pool_drain();	/* the jobs let go of their directories */
+	/*
+	 * The jobs let go of their folders, and near the limit the workers
+	 * of their files too: the walk then opens the folder with what one
+	 * CPU would have.
+	 */
+	if (w->pooled &&
+	    (__atomic_load_n(&dirs_open, __ATOMIC_RELAXED) >= dirs_max ||
+	     near_limit(w)))
+		pool_drain();
 	/* -r follows a link only where the walk starts, as grep -r does */
 	fd = open_dir(w, at, name, O_RDONLY | O_DIRECTORY | O_NOCTTY | O_CLOEXEC |
 		      (level > 0 && !follow ? O_NOFOLLOW : 0));
@@ -486,14 +497,16 @@ static void walk_dir(struct walk *w, int at, const char *name, int level,
 
 /*
  * The descriptors open now, counted in /proc/self/fd (read into @buf);
- * without /proc, those below 4096 that fcntl() knows.
+ * without /proc, those below the limit (up to 2^20) that poll() does not
+ * find invalid, 256 a call.
  */
 static unsigned int fds_open(char *buf, rlim_t limit)
 {
 	int dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	unsigned int n = 0;
+	unsigned int n = 0, max, k, i;
+	struct pollfd p[256];
 	ssize_t got = -1, at;
-	int fd;
+	unsigned int fd;
 
 	if (dir >= 0) {
 		while ((got = getdents64(dir, buf, DENTS_SIZE)) > 0) {
@@ -504,8 +517,16 @@ static unsigned int fds_open(char *buf, rlim_t limit)
 	}
 	if (!got && n >= 3)
 		return n - 3;	/* ".", ".." and @dir's own */
-	for (n = 0, fd = 0; fd < 4096 && (rlim_t)fd < limit; fd++)
-		n += fcntl(fd, F_GETFD) >= 0;
+	max = limit < (1u << 20) ? limit : 1u << 20;
+	for (n = 0, fd = 0; fd < max; fd += k) {
+		k = max - fd < 256 ? max - fd : 256;
+		for (i = 0; i < k; i++)
+			p[i] = (struct pollfd){ .fd = fd + i };
+		if (poll(p, k, 0) < 0)
+			return max;	/* unknown: near the limit all through */
+		for (i = 0; i < k; i++)
+			n += !(p[i].revents & POLLNVAL);
+	}
 	return n;
 }
 
