@@ -389,18 +389,17 @@ static int open_dir_once(const struct walk *w, int at, const char *name,
 {
 	int fd = openat(at, name, flags), spare[2];
 	unsigned int n = 0;
+	bool room;
 
 	if (fd < 0 || !near_limit(w))
 		return fd;
 	while (n < w->fd_per_file && (spare[n] = dup(fd)) >= 0)
 		n++;
-	if (n == w->fd_per_file) {
-		while (n)
-			close(spare[--n]);
-		return fd;
-	}
+	room = n == w->fd_per_file;
 	while (n)
 		close(spare[--n]);
+	if (room)
+		return fd;
 	close(fd);
 	errno = EMFILE;
 	return -1;
