@@ -24,11 +24,8 @@ struct dir_ref *dir_get(struct dir_ref *dir)
 	return dir;
 }
 
-/*
- * Directories held open, and how many may be: half the descriptors a
- * walk may have, so that the workers' files always find one.
- */
-static int dirs_open, dirs_max = 64;
+/* Directories held open: the walk's, and those the pool's jobs hold. */
+static int dirs_open;
 
 void dir_put(struct dir_ref *dir)
 {
@@ -445,13 +442,11 @@ static void walk_dir(struct walk *w, int at, const char *name, int level,
 	if (level > 0 && matches(base, opt->exclude_dir, opt->nr_exclude_dir))
 		return;
 	/*
-	 * The jobs let go of their folders, and near the limit the workers
-	 * of their files too: the walk then opens the folder with what one
-	 * CPU would have.
+	 * Near the limit the jobs let go of their folders, and the workers
+	 * of their files: the walk then opens the folder with what one CPU
+	 * would have.
 	 */
-	if (w->pooled &&
-	    (__atomic_load_n(&dirs_open, __ATOMIC_RELAXED) >= dirs_max ||
-	     near_limit(w)))
+	if (w->pooled && near_limit(w))
 		pool_drain();
 	/* -r follows a link only where the walk starts, as grep -r does */
 	fd = open_dir(w, at, name, O_RDONLY | O_DIRECTORY | O_NOCTTY | O_CLOEXEC |
@@ -551,11 +546,6 @@ int walk(const char *dir, const struct options *opt)
 				getrlimit(RLIMIT_NOFILE, &files);
 		}
 		w.fd_limit = files.rlim_cur;
-		/* (the rest: standard ones, the workers' files, a margin) */
-		if (files.rlim_cur < 2 * (4096 + 16))
-			dirs_max = files.rlim_cur > 24 ? (files.rlim_cur - 16) / 2 : 4;
-		else
-			dirs_max = 4096;
 	}
 	w.path = strdup(dir ? dir : ".");
 	w.dents = malloc(DENTS_SIZE);
