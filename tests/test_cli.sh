@@ -807,12 +807,32 @@ status 2" "$got"
 # itself (the workers' files would take the descriptors its folders
 # leave, and files fail at random that one CPU checks).
 got=$(ulimit -n 30; taskset -c "$cpu0" "$cli" -r -l "$tree/deepf" 2>&1; echo "status $?")
-for i in 1 2 3 4 5; do
-	many=$(ulimit -n 30; "$cli" -r -l "$tree/deepf" 2>&1; echo "status $?")
-	[ "$many" = "$got" ] || break
-done
-expect "-r -l deeper than the descriptors, 100 files in every folder: as on one CPU, five times" \
-	"$got" "$many"
+name="-r -l deeper than the descriptors, 100 files in every folder: as on one CPU, five times"
+if [ "$cpus_here" -lt 2 ]; then
+	skip "$name" "one CPU here"
+else
+	for i in 1 2 3 4 5; do
+		many=$(ulimit -n 30; "$cli" -r -l "$tree/deepf" 2>&1; echo "status $?")
+		[ "$many" = "$got" ] || break
+	done
+	expect "$name" "$got" "$many"
+fi
+# That race shows only where the walk runs beside the workers: with the
+# machine busy it may not. Each read() held 0.5 ms (strace), the workers
+# hold their files open while the walk goes on, whatever else runs.
+name="-r -l deeper than the descriptors, every read() slowed: as on one CPU"
+if [ "$cpus_here" -lt 2 ]; then
+	skip "$name" "one CPU here"
+elif command -v strace >/dev/null; then
+	many=$(ulimit -n 30
+		strace -qq -f -o /dev/null -e trace=read \
+			-e inject=read:delay_enter=500 \
+			"$cli" -r -l "$tree/deepf" 2>&1
+		echo "status $?")
+	expect "$name" "$got" "$many"
+else
+	skip "$name" "no strace"
+fi
 # ... with 16 descriptors inherited open at the top of the range (the
 # walk counts what is open, not the numbers it is given), and with -R,
 # whose files take two descriptors each to open.
