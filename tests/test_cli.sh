@@ -28,6 +28,17 @@ if command -v strace >/dev/null &&
 		-e inject=read:delay_enter=1 cat /dev/null 2>&1)" ]; then
 	strace_ok=yes
 fi
+# preload_lib DIR/NAME WHAT: DIR/NAME.c built into DIR/NAME.so (once), a
+# library to preload into the command; where gcc fails, WHAT fails, saying
+# why, and the tests that need it are not run
+preload_lib() {
+	local err
+
+	[ -f "$1.so" ] && return
+	err=$(gcc -Wall -Werror -shared -fPIC -o "$1.so" "$1.c" -ldl 2>&1) && return
+	result 1 "$2: its helper builds (gcc)" "$err"
+	return 1
+}
 
 check() {	# check NAME EXPECTED_OUTPUT EXPECTED_STATUS BYTES [ARGS...]
 	local name=$1 want=$2 want_rc=$3 bytes=$4 got rc
@@ -367,39 +378,40 @@ ssize_t read(int fd, void *buf, size_t n)
 	return real(fd, buf, n);
 }
 C
-got=$(gcc -shared -fPIC -o "$dir/shrink.so" "$dir/shrink.c" -ldl 2>&1 &&
-	LD_PRELOAD=$dir/shrink.so "$cli" --json "$dir/shrinks" "$dir/ok" 2>"$dir/err"
-	echo "status $?")
-json_ok=$(printf '%s\n' "$got" | head -2 | python3 -c '
+if preload_lib "$dir/shrink" "the tests of files cut while read"; then
+	got=$(LD_PRELOAD=$dir/shrink.so "$cli" --json "$dir/shrinks" "$dir/ok" 2>"$dir/err"
+		echo "status $?")
+	json_ok=$(printf '%s\n' "$got" | head -2 | python3 -c '
 import json, sys
 print(" ".join(json.loads(l)["verdict"] for l in sys.stdin))' 2>&1)
-expect "a file cut while its lines are counted again: reported, and the next file checked" \
-	"unread valid
+	expect "a file cut while its lines are counted again: reported, and the next file checked" \
+		"unread valid
 status 2
 utf8val: $dir/shrinks: changed while being read" \
-	"$json_ok
+		"$json_ok
 $(printf '%s\n' "$got" | tail -1)
 $(cat "$dir/err")"
-# Mapped, its first window ends inside a euro sign and the second holds an
-# error: read() takes over with the sign's two bytes as the window had
-# them, not read again (a cut there once said "valid", then "changed"),
-# and a cut before that first read() leaves the file ending inside the
-# sign, as it would for read() alone.
-python3 -c 'import sys; sys.stdout.buffer.write(b"a" * ((2 << 20) - 2) + "\u20ac".encode() + b"b" * 1000 + b"\xff")' >"$dir/open.txt"
-for ctx in '' --context=8; do
-	cp "$dir/open.txt" "$dir/open"
-	got=$(UTF8VAL_WINDOWS=map LD_PRELOAD=$dir/shrink.so "$cli" $ctx "$dir/open" 2>&1; echo "status $?")
-	expect "a mapped window's open character not read again${ctx:+ ($ctx)}" \
-		"$dir/open: invalid bytes=2098153 chars=2098151 offset=2098153 len=1 error=bad-byte line=1 column=2098152${ctx:+
+	# Mapped, its first window ends inside a euro sign and the second holds an
+	# error: read() takes over with the sign's two bytes as the window had
+	# them, not read again (a cut there once said "valid", then "changed"),
+	# and a cut before that first read() leaves the file ending inside the
+	# sign, as it would for read() alone.
+	python3 -c 'import sys; sys.stdout.buffer.write(b"a" * ((2 << 20) - 2) + "\u20ac".encode() + b"b" * 1000 + b"\xff")' >"$dir/open.txt"
+	for ctx in '' --context=8; do
+		cp "$dir/open.txt" "$dir/open"
+		got=$(UTF8VAL_WINDOWS=map LD_PRELOAD=$dir/shrink.so "$cli" $ctx "$dir/open" 2>&1; echo "status $?")
+		expect "a mapped window's open character not read again${ctx:+ ($ctx)}" \
+			"$dir/open: invalid bytes=2098153 chars=2098151 offset=2098153 len=1 error=bad-byte line=1 column=2098152${ctx:+
   context: \"bbbbbbbb\" \\xff \"\"}
 status 1" "$got"
-	cp "$dir/open.txt" "$dir/open"
-	got=$(UTF8VAL_WINDOWS=map SHRINK_READ=1 LD_PRELOAD=$dir/shrink.so "$cli" $ctx "$dir/open" 2>&1; echo "status $?")
-	expect "a file cut under the character a mapped window left open${ctx:+ ($ctx)}" \
-		"$dir/open: incomplete bytes=2097152 chars=2097150 offset=2097150 len=2 line=1 column=2097151${ctx:+
+		cp "$dir/open.txt" "$dir/open"
+		got=$(UTF8VAL_WINDOWS=map SHRINK_READ=1 LD_PRELOAD=$dir/shrink.so "$cli" $ctx "$dir/open" 2>&1; echo "status $?")
+		expect "a file cut under the character a mapped window left open${ctx:+ ($ctx)}" \
+			"$dir/open: incomplete bytes=2097152 chars=2097150 offset=2097150 len=2 line=1 column=2097151${ctx:+
   context: \"aaaaaaaa\" \\xe2\\x82 \"\"}
 status 1" "$got"
-done
+	done
+fi
 got=$("$cli" --json "$dir" "$dir/ok" 2>&1 | python3 -c '
 import json, sys
 for l in sys.stdin:
@@ -753,12 +765,10 @@ C
 mkdir "$tree/race"
 printf 'hunter2 \377' >"$tree/secret"
 printf 'harmless' >"$tree/race/victim"
-if gcc -Wall -Werror -shared -fPIC -o "$tree/swap.so" "$tree/swap.c" -ldl; then
+if preload_lib "$tree/swap" "-r: the swap test"; then
 	got=$(SECRET=$tree/secret LD_PRELOAD=$tree/swap.so "$cli" -r --context "$tree/race" 2>&1; echo "status $?")
 	expect "-r: a file swapped for a symbolic link after the walk saw it is skipped, not followed" \
 		"status 0" "$got"
-else
-	expect "-r: the swap test's helper builds (gcc)" "built" "not built"
 fi
 # A message first (a dangling link), then a big file that keeps a worker
 # busy while the ring fills, then 400 invalid files: every job checked
@@ -861,11 +871,7 @@ for how in -r -R; do
 		skip "$name" "no strace that may trace here"
 		continue
 	fi
-	if [ ! -f "$tree/cpus8.so" ] &&
-		! gcc -Wall -Werror -shared -fPIC -o "$tree/cpus8.so" "$tree/cpus8.c"; then
-		expect "$name: its helper builds (gcc)" "built" "not built"
-		continue
-	fi
+	preload_lib "$tree/cpus8" "$name" || continue
 	one=$(ulimit -n 30; taskset -c "$cpu0" "$cli" "$how" -l "$tree/deepf" 2>&1; echo "status $?")
 	rm -f "$tree/cpus8.said"
 	many=$(ulimit -n 30
@@ -1419,7 +1425,7 @@ void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
 	return hook(len, flags, fd, off) ?: real(addr, len, prot, flags, fd, off);
 }
 C
-if gcc -Wall -Werror -shared -fPIC -o "$maps/cut.so" "$maps/cut.c" -ldl; then
+if preload_lib "$maps/cut" "the mapping tests"; then
 	python3 -c 'import sys; sys.stdout.buffer.write((b"x" * 79 + b"\n") * (300 << 10))' >"$maps/text"
 	# cut_case WHAT VAR=VALUE...: the text file checked, cut where the
 	# preloaded hooks are told (CUT_SAID says at what size): what read()
@@ -1559,8 +1565,6 @@ read: 1 MiB or less" "$got"
 	done
 	rm -f "$maps/sparse" "$maps/said" "$maps/said.read"
 	unset UTF8VAL_WINDOWS
-else
-	expect "the mapping tests' helper builds (gcc)" "built" "not built"
 fi
 
 # How a big file's windows are had, mapped or read, the way not set: the
@@ -1806,7 +1810,7 @@ __attribute__((destructor)) static void said(void)
 	}
 }
 C
-if gcc -Wall -Werror -shared -fPIC -o "$maps/clock.so" "$maps/clock.c" -ldl; then
+if preload_lib "$maps/clock" "the clock's tests"; then
 	# 40 windows of 2 MiB; in two halves of 20 on two CPUs
 	python3 -c 'import sys; sys.stdout.buffer.write((b"x" * 79 + b"\n") * (1 << 20))' >"$maps/f"
 	# timed MAP READ CPUS: the command's verdict and status, its windows
@@ -1970,8 +1974,6 @@ status 0 77 3 1,2R 6M 1R 71M," "$got $had"
 			800000/1400000 1000000 hold 19 21 "2R 6M 1R 7M 1R 3M 5R 1M 7R 1M 3R | 2R 1M"
 	fi
 	rm -f "$maps/f" "$maps/said"
-else
-	expect "the clock's helper builds (gcc)" "built" "not built"
 fi
 
 # A SIGBUS that is not a mapped window's is not swallowed: a mapped file
