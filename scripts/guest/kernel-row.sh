@@ -24,9 +24,11 @@ utf8names_row() {
 	case $(modinfo -F kfuncs "$1") in
 	absent:*)	echo no; return ;;
 	esac
-	# (scripts/guest/run says why)
+	# riscv64's 7.2 allocates BPF task storage with kmalloc_nolock(),
+	# which needs Zacas (a 16-byte compare-and-exchange) and qemu 7.2's
+	# CPU lacks it: the loader refuses to start (tools/utf8names/policy.c)
 	if [ "$3" = riscv64 ]; then
-		echo "no: its task storage fails on riscv64"
+		echo "no: no BPF task storage without Zacas (qemu's CPU); the loader says so"
 	# the BPF LSM on by default, and BPF trampolines (arm64 has them
 	# with ftrace's direct calls)
 	elif grep -q '^CONFIG_LSM=".*bpf' "$2" &&

@@ -360,6 +360,34 @@ static_assert(offsetof(struct utf8names_bpf__bss, object_id) + sizeof(__u64) ==
 /* the in-flight count where every version keeps it (utf8names.h) */
 static_assert(UTF8NAMES_INFLIGHT == 2, "counts in their order");
 
+/*
+ * Whether the kernel gives a task the policy's storage (verdict.bpf.h's
+ * scratch record, which every hook takes), asked for this task's own and
+ * dropped again. Where it cannot, every hook would refuse every new name
+ * with ENOMEM: Linux 7.2 allocates BPF task storage with kmalloc_nolock(),
+ * which needs a 16-byte compare-and-exchange that a RISC-V CPU without
+ * the Zacas extension lacks (qemu 7.2's). Says why not, if not.
+ */
+static bool task_storage_works(int map)
+{
+	static const struct utf8names_event zero;
+	int pidfd = syscall(SYS_pidfd_open, getpid(), 0), err = 0;
+
+	if (pidfd < 0)
+		return true;	/* (cannot ask: the hooks answer for it) */
+	if (bpf_map_update_elem(map, &pidfd, &zero, BPF_NOEXIST))
+		err = errno;
+	else
+		bpf_map_delete_elem(map, &pidfd);
+	close(pidfd);
+	if (!err)
+		return true;
+	say("this kernel cannot give a task BPF storage (%s):\n", strerror(err));
+	say("every hook would refuse every new name%s\n",
+	    err == ENOMEM ? " (on riscv64, 7.2 needs a CPU with Zacas)" : "");
+	return false;
+}
+
 /* Open and load the program with @s, leaving out a hook the kernel lacks. */
 struct utf8names_bpf *load(const struct settings *s)
 {
@@ -410,6 +438,8 @@ struct utf8names_bpf *load(const struct settings *s)
 		    strerror(-err));
 		goto fail;
 	}
+	if (!task_storage_works(bpf_map__fd(skel->maps.scratch)))
+		goto fail;
 	if (apply(s, bpf_map__fd(skel->maps.settings), bpf_map__fd(skel->maps.guarded)))
 		goto fail;
 	return skel;
