@@ -330,6 +330,65 @@ static unsigned long steps_planted(void)
 }
 
 /*
+ * Each bad sequence, and a 2-, 3- and 4-byte character, at every position
+ * within 12 bytes of where the scalar path's lanes start their blocks (a
+ * word boundary at most 7 bytes before each third of the rest, the lane
+ * itself at most 3 bytes before that, at a lead; the first lane's blocks
+ * at the first boundary in) and of the input's end, in ASCII, at every
+ * offset from a word boundary: the bytes before a lane's first block are
+ * stepped apart from its blocks, and an error there is found the long
+ * way. Lengths from 512, where the lanes start, to 4 KiB.
+ */
+static unsigned long plant_around(u8 *buf, size_t len, size_t aim)
+{
+	static const u8 *const chars[] = {
+		(const u8 *)"\xc3\xa9", (const u8 *)"\xe2\x82\xac",
+		(const u8 *)"\xf0\x9f\x98\x80",
+	};
+	unsigned long bad = 0;
+
+	for (size_t at = aim - 12; at <= aim + 12; at++) {
+		for (size_t i = 0; i < NSNIPPETS + ARRAY_SIZE(chars); i++) {
+			const u8 *snip = i < NSNIPPETS ? bad_snippets[i] :
+					 chars[i - NSNIPPETS];
+			size_t k = strlen((const char *)snip);
+
+			if (at + k > len)
+				continue;
+			memset(buf, 'a', len);
+			memcpy(buf + at, snip, k);
+			bad += !compare_all(buf, len, 0, 0, NULL);
+		}
+	}
+	return bad;
+}
+
+static unsigned long lane_starts(void)
+{
+	static const size_t lens[] = { 512, 639, 2100, 4093 };
+	static u8 area[4096 + 8] __aligned(64);
+	const unsigned int offsets = quick_run() ? 2 : 8;
+	unsigned long bad = 0;
+
+	for (unsigned int o = 0; o < offsets; o++) {
+		for (size_t l = 0; l < ARRAY_SIZE(lens); l++) {
+			const size_t len = lens[l];
+			const size_t span = (len + 127) / 128 * 32;
+			const size_t step = (len - span) / 3;
+			const size_t aims[] = {
+				12, step, 2 * step, len - span, len - 12,
+			};
+
+			/* offsets 0, 5, 2, 7, 4, 1, 6, 3 */
+			for (size_t a = 0; a < ARRAY_SIZE(aims); a++)
+				bad += plant_around(area + o * 5 % 8, len,
+						    aims[a]);
+		}
+	}
+	return bad;
+}
+
+/*
  * Each bad sequence, and each character at a bound of the rules, at every
  * position of ASCII text of every length from 1 to SHORT_MAX bytes, cut
  * short where the text ends, and that text alone (every value from 0x00
@@ -440,6 +499,10 @@ int main(void)
 	tap_result(!bad,
 		   "6 ill-formed sequences at every position of two 128-byte steps, alone in ASCII and beside a 2-byte character, and that character alone, 1100 and 2100 bytes, every path: %lu mismatches",
 		   bad);
+	bad = lane_starts();
+	tap_result(!bad, "%zu ill-formed sequences and 3 characters at every position near where the scalar path's lanes start and near the end, in ASCII of 512 to 4093 bytes, %s: %lu mismatches",
+		   NSNIPPETS, quick_run() ? "at 2 offsets from a word" :
+					    "at every offset from a word", bad);
 	bad = past_a_section();
 	tap_result(!bad, "strict text ending just past a 16 KiB vector section, every path: %lu mismatches",
 		   bad);
