@@ -22,6 +22,12 @@
 #include "loader.h"
 #include "utf8names.skel.h"
 
+#ifdef __riscv
+#define IS_RISCV	true
+#else
+#define IS_RISCV	false
+#endif
+
 /* May this process load a BPF LSM program? Says why not, if not. */
 bool privileged(void)
 {
@@ -363,28 +369,40 @@ static_assert(UTF8NAMES_INFLIGHT == 2, "counts in their order");
 /*
  * Whether the kernel gives a task the policy's storage (verdict.bpf.h's
  * scratch record, which every hook takes), asked for this task's own and
- * dropped again. Where it cannot, every hook would refuse every new name
- * with ENOMEM: Linux 7.2 allocates BPF task storage with kmalloc_nolock(),
- * which needs a 16-byte compare-and-exchange that a RISC-V CPU without
- * the Zacas extension lacks (qemu 7.2's). Says why not, if not.
+ * dropped again: the allocation the hooks make. Where it cannot, every
+ * hook would refuse every new name with ENOMEM: Linux 7.2 allocates BPF
+ * task storage with kmalloc_nolock(), which needs a 16-byte
+ * compare-and-exchange that a RISC-V CPU without the Zacas extension
+ * lacks (qemu 7.2's). kmalloc_nolock() does not reclaim and may find a
+ * lock taken, so a failure is asked again before it counts. Says why
+ * not, if not; where it cannot ask, it says so and goes on.
  */
 static bool task_storage_works(int map)
 {
 	static const struct utf8names_event zero;
-	int pidfd = syscall(SYS_pidfd_open, getpid(), 0), err = 0;
+	int pidfd = syscall(SYS_pidfd_open, getpid(), 0), err = 0, tries;
 
-	if (pidfd < 0)
-		return true;	/* (cannot ask: the hooks answer for it) */
-	if (bpf_map_update_elem(map, &pidfd, &zero, BPF_NOEXIST))
+	if (pidfd < 0) {
+		say("cannot check that this kernel gives tasks BPF storage (pidfd_open: %s)\n",
+		    strerror(errno));
+		return true;
+	}
+	for (tries = 0; tries < 3; tries++) {
+		err = 0;
+		if (!bpf_map_update_elem(map, &pidfd, &zero, BPF_NOEXIST))
+			break;
 		err = errno;
-	else
+		usleep(10000);
+	}
+	if (!err)
 		bpf_map_delete_elem(map, &pidfd);
 	close(pidfd);
 	if (!err)
 		return true;
-	say("this kernel cannot give a task BPF storage (%s):\n", strerror(err));
-	say("every hook would refuse every new name%s\n",
-	    err == ENOMEM ? " (on riscv64, 7.2 needs a CPU with Zacas)" : "");
+	say("this kernel cannot give a task BPF storage: %s\n", strerror(err));
+	say("(every hook would refuse every new name: nothing is attached)\n");
+	if (IS_RISCV && err == ENOMEM)
+		say("(Linux 7.2 on riscv64 needs Zacas, in the CPU and in the kernel)\n");
 	return false;
 }
 
