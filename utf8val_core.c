@@ -144,9 +144,10 @@ static inline u64 cont_lanes(u64 w)
 static __always_inline u64 dfa_block(const u64 *tbl, const u8 *p, u64 s,
 				     u64 *chars, bool aligned)
 {
-	u64 (*const load)(const u8 *) = aligned ? load64_aligned : load64;
-	const u64 w0 = load(p), w1 = load(p + 8);
-	const u64 w2 = load(p + 16), w3 = load(p + 24);
+	const u64 w0 = aligned ? load64_aligned(p) : load64(p);
+	const u64 w1 = aligned ? load64_aligned(p + 8) : load64(p + 8);
+	const u64 w2 = aligned ? load64_aligned(p + 16) : load64(p + 16);
+	const u64 w3 = aligned ? load64_aligned(p + 24) : load64(p + 24);
 	unsigned int i;
 
 	if (!((w0 | w1 | w2 | w3) & HIGH_BITS)) {
@@ -265,7 +266,7 @@ static __always_inline size_t lane_bound(const u8 *s, size_t t)
 /*
  * Whether a lane that ran without an error to @at, in @state, is whole
  * where the next one starts, @end, when no lane failed: the lane past
- * @end (see dfa_lanes(); by up to 46 bytes) with its characters there
+ * @end (see dfa_lanes(); by up to 59 bytes) with its characters there
  * taken back from *@count, or, a word apart at most, the bytes between
  * them taken a step each. The next lane did not fail on its first byte,
  * so that is no continuation byte. False if not whole, or if a gap is
@@ -454,7 +455,8 @@ static __always_inline size_t dfa_lanes(const u64 *tbl, const u8 *s,
 	}
 	/* Lanes after the one that stopped are not part of the prefix. */
 	while (chars && ++k < DFA_LANES)
-		count -= utf8val_count(s + bound[k], lane[k] + off - (s + bound[k]));
+		count -= utf8val_count(s + bound[k],
+				       lane[k] + off - (s + bound[k]));
 	if (chars)
 		*chars = count;
 	return done;

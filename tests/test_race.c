@@ -41,14 +41,14 @@ static const u8 steer[] = {
 };
 
 /*
- * Where dfa_lanes() starts the blocks of lane @k (1..3) of the @len bytes
- * at @s; the lane starts up to 3 bytes before, at a lead byte, and steps
- * to there. The lanes take a whole number of 32-byte blocks each,
- * together enough for @len, from a word boundary at most 7 bytes before
- * each third of the rest. (Below 512 bytes there is one lane: any place
- * will do.)
+ * Where dfa_lanes() aims lane @k (1..3) of the @len bytes at @s; it
+ * starts up to 3 bytes before, at a lead byte. The lanes take a whole
+ * number of 32-byte blocks each, together enough for @len, their aims a
+ * third of the rest apart; on RISC-V the blocks start at the word
+ * boundary at or before the aim (@word), and the lane up to 3 bytes
+ * before that. (Below 512 bytes there is one lane: any place will do.)
  */
-static size_t lane_start(const u8 *s, size_t len, unsigned int k)
+static size_t lane_start(const u8 *s, size_t len, unsigned int k, bool word)
 {
 	const size_t span = (len + 127) / 128 * 32;
 	size_t at;
@@ -56,7 +56,7 @@ static size_t lane_start(const u8 *s, size_t len, unsigned int k)
 	if (len < 512)
 		return k * (len / 4);
 	at = k < 3 ? k * ((len - span) / 3) : len - span;
-	return at - ((uintptr_t)(s + at) & 7);
+	return word ? at - ((uintptr_t)(s + at) & 7) : at;
 }
 
 static u8 *area, *area_end;	/* between two inaccessible pages */
@@ -94,7 +94,8 @@ static void *rewriter(void *arg)
 			back = 1 + (x >> 8) % 8;
 			break;
 		case 1:		/* where dfa_lanes() may start a lane */
-			back = len - lane_start(in, len, 1 + (x >> 8) % 3) +
+			back = len - lane_start(in, len, 1 + (x >> 8) % 3,
+						(x >> 20) & 1) +
 			       (x >> 16) % 4;
 			break;
 		case 2:		/* the vector paths' overlapping tail loads */

@@ -331,15 +331,18 @@ static unsigned long steps_planted(void)
 
 /*
  * Each bad sequence, and a 2-, 3- and 4-byte character, at every position
- * within 12 bytes of where the scalar path's lanes start their blocks (a
- * word boundary at most 7 bytes before each third of the rest, the lane
- * itself at most 3 bytes before that, at a lead; the first lane's blocks
- * at the first boundary in) and of the input's end, in ASCII, at every
- * offset from a word boundary: the bytes before a lane's first block are
- * stepped apart from its blocks, and an error there is found the long
- * way. Lengths from 512, where the lanes start, to 4 KiB.
+ * within 12 bytes of where the scalar path aims its lanes (on RISC-V
+ * their blocks start at a word boundary at most 7 bytes before that, the
+ * lane itself at most 3 bytes before that, at a lead; the first lane's
+ * blocks at the first boundary in), where their blocks end, and of the
+ * input's end, at every offset from a word: the bytes before a lane's
+ * first block are stepped apart from its blocks, and an error there is
+ * found the long way. In ASCII, and in euro signs, where each lane starts
+ * back inside a character: the characters counted before a lane's
+ * blocks must be taken back too where an earlier lane fails. Lengths from
+ * 512, where the lanes start, to 4 KiB.
  */
-static unsigned long plant_around(u8 *buf, size_t len, size_t aim)
+static unsigned long plant_around(u8 *buf, size_t len, size_t aim, bool euros)
 {
 	static const u8 *const chars[] = {
 		(const u8 *)"\xc3\xa9", (const u8 *)"\xe2\x82\xac",
@@ -355,7 +358,8 @@ static unsigned long plant_around(u8 *buf, size_t len, size_t aim)
 
 			if (at + k > len)
 				continue;
-			memset(buf, 'a', len);
+			for (size_t j = 0; j < len; j++)
+				buf[j] = euros ? "\xe2\x82\xac"[j % 3] : 'a';
 			memcpy(buf + at, snip, k);
 			bad += !compare_all(buf, len, 0, 0, NULL);
 		}
@@ -377,12 +381,16 @@ static unsigned long lane_starts(void)
 			const size_t step = (len - span) / 3;
 			const size_t aims[] = {
 				12, step, 2 * step, len - span, len - 12,
+				span + 4, step + span, 2 * step + span,
 			};
 
 			/* offsets 0, 5, 2, 7, 4, 1, 6, 3 */
-			for (size_t a = 0; a < ARRAY_SIZE(aims); a++)
+			for (size_t a = 0; a < ARRAY_SIZE(aims); a++) {
 				bad += plant_around(area + o * 5 % 8, len,
-						    aims[a]);
+						    aims[a], false);
+				bad += plant_around(area + o * 5 % 8, len,
+						    aims[a], true);
+			}
 		}
 	}
 	return bad;
@@ -500,7 +508,7 @@ int main(void)
 		   "6 ill-formed sequences at every position of two 128-byte steps, alone in ASCII and beside a 2-byte character, and that character alone, 1100 and 2100 bytes, every path: %lu mismatches",
 		   bad);
 	bad = lane_starts();
-	tap_result(!bad, "%zu ill-formed sequences and 3 characters at every position near where the scalar path's lanes start and near the end, in ASCII of 512 to 4093 bytes, %s: %lu mismatches",
+	tap_result(!bad, "%zu ill-formed sequences and 3 characters at every position near where the scalar path's lanes start and end and near the input's end, in ASCII and in euro signs of 512 to 4093 bytes, %s: %lu mismatches",
 		   NSNIPPETS, quick_run() ? "at 2 offsets from a word" :
 					    "at every offset from a word", bad);
 	bad = past_a_section();
