@@ -39,6 +39,6 @@ echo "== the module in Debian's $(scripts/guest/fetch-kernel 6.12 | xargs basena
 if [ "${1:-}" = --shell ]; then
 	exec scripts/guest/run 6.12 shell
 fi
-scripts/guest/run 6.12 demo | grep -v '^ok - \|^# guest'
+scripts/guest/run 6.12 demo | grep -av '^ok - \|^# guest'
 echo
 echo "To try it yourself: scripts/demo.sh --shell"
