@@ -74,7 +74,25 @@ void report_paths(const char *against);
 const char *shared_dir(void);
 int shared_missing(const char *what, bool whole);
 
+/*
+ * Where the scalar path's lane @k (0 to 3) is aimed in an input of @len
+ * bytes, 512 or more (utf8val_core.c's dfa_lanes()): each lane takes
+ * scalar_lane_span() bytes of blocks, the middle two a third of the rest
+ * apart and the last ending at the end. A lane starts at the character
+ * that holds its aim (up to 3 bytes back); on RISC-V its blocks start at
+ * the 8-byte boundary at or before the aim.
+ */
+static inline size_t scalar_lane_span(size_t len)
+{
+	return (len + 127) / 128 * 32;
+}
 
+static inline size_t scalar_lane_aim(size_t len, unsigned int k)
+{
+	const size_t span = scalar_lane_span(len);
+
+	return k < 3 ? k * ((len - span) / 3) : len - span;
+}
 
 /*
  * UTF8VAL_QUICK=1: a run that does less, under an emulator, and where

@@ -41,21 +41,18 @@ static const u8 steer[] = {
 };
 
 /*
- * Where dfa_lanes() aims lane @k (1..3) of the @len bytes at @s; it
- * starts up to 3 bytes before, at a lead byte. The lanes take a whole
- * number of 32-byte blocks each, together enough for @len, their aims a
- * third of the rest apart; on RISC-V the blocks start at the word
- * boundary at or before the aim (@word), and the lane up to 3 bytes
- * before that. (Below 512 bytes there is one lane: any place will do.)
+ * Where dfa_lanes() aims lane @k (1..3) of the @len bytes at @s
+ * (scalar_lane_aim()), or with @word the word boundary at or before
+ * that, where RISC-V starts the lane's blocks. (Below 512 bytes there
+ * is one lane: any place will do.)
  */
 static size_t lane_start(const u8 *s, size_t len, unsigned int k, bool word)
 {
-	const size_t span = (len + 127) / 128 * 32;
 	size_t at;
 
 	if (len < 512)
 		return k * (len / 4);
-	at = k < 3 ? k * ((len - span) / 3) : len - span;
+	at = scalar_lane_aim(len, k);
 	return word ? at - ((uintptr_t)(s + at) & 7) : at;
 }
 

@@ -377,11 +377,12 @@ static unsigned long lane_starts(void)
 	for (unsigned int o = 0; o < offsets; o++) {
 		for (size_t l = 0; l < ARRAY_SIZE(lens); l++) {
 			const size_t len = lens[l];
-			const size_t span = (len + 127) / 128 * 32;
-			const size_t step = (len - span) / 3;
+			const size_t span = scalar_lane_span(len);
+			const size_t one = scalar_lane_aim(len, 1);
+			const size_t two = scalar_lane_aim(len, 2);
 			const size_t aims[] = {
-				12, step, 2 * step, len - span, len - 12,
-				span + 4, step + span, 2 * step + span,
+				12, one, two, scalar_lane_aim(len, 3), len - 12,
+				span + 4, one + span, two + span,
 			};
 
 			/* offsets 0, 5, 2, 7, 4, 1, 6, 3 */
