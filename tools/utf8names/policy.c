@@ -388,11 +388,12 @@ static bool task_storage_works(int map)
 		return true;
 	}
 	for (tries = 0; tries < 3; tries++) {
+		if (tries)
+			usleep(10000);
 		err = 0;
 		if (!bpf_map_update_elem(map, &pidfd, &zero, BPF_NOEXIST))
 			break;
 		err = errno;
-		usleep(10000);
 	}
 	if (!err)
 		bpf_map_delete_elem(map, &pidfd);
