@@ -901,6 +901,24 @@ expect "-R deeper than the descriptors, files in every folder: one message" \
 status 2" "$got"
 rm -rf "$tree/deepf"
 rm -rf "$tree/wide" "$tree/deep40"
+# Folders held by jobs not yet taken (fewer than a batch wakes no
+# worker): 20 of them, then a chain of 45 more that one CPU opens with
+# 64 descriptors and that does not fit beside the 20. The pool gives
+# them back as the walk nears the limit, and it goes on as one CPU.
+mkdir "$tree/held"
+for i in $(seq -w 0 19); do mkdir "$tree/held/a$i"; printf '\377' >"$tree/held/a$i/f"; done
+chain=$tree/held/z
+for i in $(seq 45); do chain=$chain/d; done
+mkdir -p "$chain" && printf '\377' >"$chain/f"
+name="-r -l, 20 folders held by jobs, then 45 deep in 64 descriptors: as on one CPU"
+if [ "$cpus_here" -lt 2 ]; then
+	skip "$name" "one CPU here"
+else
+	one=$(ulimit -n 64; taskset -c "$cpu0" "$cli" -r -l "$tree/held" 2>&1; echo "status $?")
+	many=$(ulimit -n 64; "$cli" -r -l "$tree/held" 2>&1; echo "status $?")
+	expect "$name" "22 $one" "$(echo "$many" | wc -l) $many"
+fi
+rm -rf "$tree/held"
 # A FIFO named with --binary-files: sniffed and checked through one open.
 mkfifo "$tree/fifo"
 python3 -c 'import sys; sys.stdout.buffer.write(b"a" * 50000 + b"\xff" + b"b" * 50000)' >"$tree/fifo" &
