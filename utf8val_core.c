@@ -127,6 +127,45 @@ static const u64 *dfa_table(unsigned int flags)
  */
 #define DFA_CHECK_ROUNDS 8
 
+/*
+ * Whether the DFA's blocks start on an 8-byte boundary. Where the
+ * compiler takes unaligned loads for slow (RISC-V, unless told they are
+ * fast), it reads an unaligned word a byte at a time, 17 instructions: on
+ * riscv64 the scalar path took 2.4 instructions a byte of ASCII, and 0.41
+ * with the blocks aligned. Elsewhere unaligned words load as fast, and
+ * the steps to the boundary cost an input of 512 bytes up to a quarter
+ * more time (on an AMD Zen 4).
+ */
+#if defined(__riscv) && !defined(__riscv_misaligned_fast)
+#define LANES_ALIGNED	true
+#else
+#define LANES_ALIGNED	false
+#endif
+
+/* @i less the bytes by which @s + @i is past an 8-byte boundary */
+static inline size_t word_down(const u8 *s, size_t i)
+{
+	return i - ((unsigned long)(s + i) & 7);
+}
+
+/* @i plus the bytes from @s + @i to the next 8-byte boundary */
+static inline size_t word_up(const u8 *s, size_t i)
+{
+	return i + (-(unsigned long)(s + i) & 7);
+}
+
+/* The word at @p, on an 8-byte boundary where LANES_ALIGNED */
+static inline u64 word_at(const u8 *p)
+{
+	return LANES_ALIGNED ? load64_aligned(p) : load64(p);
+}
+
+/* Where a lane's blocks start, for a lane aimed at @i */
+static inline size_t lane_aim(const u8 *s, size_t i)
+{
+	return LANES_ALIGNED ? word_down(s, i) : i;
+}
+
 /* 1 in each byte lane of @w that holds a continuation byte (10xxxxxx). */
 static inline u64 cont_lanes(u64 w)
 {
@@ -138,16 +177,13 @@ static inline u64 cont_lanes(u64 w)
  * it is NULL. An ASCII block leaves a lane at a boundary where it was and
  * fails one inside a character. Testing the bytes before the state keeps
  * the branch predictable on mixed text, where the state at block edges
- * is random. @aligned (a constant): @p is on an 8-byte boundary (see
- * LANES_ALIGNED).
+ * is random. Where LANES_ALIGNED, @p is on an 8-byte boundary.
  */
 static __always_inline u64 dfa_block(const u64 *tbl, const u8 *p, u64 s,
-				     u64 *chars, bool aligned)
+				     u64 *chars)
 {
-	const u64 w0 = aligned ? load64_aligned(p) : load64(p);
-	const u64 w1 = aligned ? load64_aligned(p + 8) : load64(p + 8);
-	const u64 w2 = aligned ? load64_aligned(p + 16) : load64(p + 16);
-	const u64 w3 = aligned ? load64_aligned(p + 24) : load64(p + 24);
+	const u64 w0 = word_at(p), w1 = word_at(p + 8);
+	const u64 w2 = word_at(p + 16), w3 = word_at(p + 24);
 	unsigned int i;
 
 	if (!((w0 | w1 | w2 | w3) & HIGH_BITS)) {
@@ -201,39 +237,6 @@ static __always_inline size_t uncount(const u8 *s, size_t to, size_t at,
 }
 
 /*
- * Whether the DFA's blocks start on an 8-byte boundary. Where the
- * compiler takes unaligned loads for slow (RISC-V, unless told they are
- * fast), it reads an unaligned word a byte at a time, 17 instructions: on
- * riscv64 the scalar path took 2.4 instructions a byte of ASCII, and 0.41
- * with the blocks aligned. Elsewhere unaligned words load as fast, and
- * the steps to the boundary cost an input of 512 bytes up to a quarter
- * more time (on an AMD Zen 4).
- */
-#if defined(__riscv) && !defined(__riscv_misaligned_fast)
-#define LANES_ALIGNED	true
-#else
-#define LANES_ALIGNED	false
-#endif
-
-/* @i less the bytes by which @s + @i is past an 8-byte boundary */
-static inline size_t word_down(const u8 *s, size_t i)
-{
-	return i - ((unsigned long)(s + i) & 7);
-}
-
-/* @i plus the bytes from @s + @i to the next 8-byte boundary */
-static inline size_t word_up(const u8 *s, size_t i)
-{
-	return i + (-(unsigned long)(s + i) & 7);
-}
-
-/* Where a lane's blocks start, for a lane aimed at @i */
-static inline size_t lane_aim(const u8 *s, size_t i)
-{
-	return LANES_ALIGNED ? word_down(s, i) : i;
-}
-
-/*
  * @state stepped over @s[@i, @end), a byte a step, with the characters
  * that start there added to *@chars unless it is NULL.
  */
@@ -273,7 +276,7 @@ static __always_inline size_t dfa_lane(const u64 *tbl, const u8 *s, size_t lo,
 	}
 	/* a block counts all its character starts, valid or not */
 	while (end - i >= DFA_BLOCK) {
-		u64 next = dfa_block(tbl, s + i, state, chars, LANES_ALIGNED);
+		u64 next = dfa_block(tbl, s + i, state, chars);
 
 		if (!(next & STATE_MASK))
 			return uncount(s, rewind_to_boundary(s, lo, i),
@@ -282,11 +285,11 @@ static __always_inline size_t dfa_lane(const u64 *tbl, const u8 *s, size_t lo,
 		i += DFA_BLOCK;
 	}
 	tail = i;
+	/* (aligned if the blocks were) */
 	words = LANES_ALIGNED && !((unsigned long)(s + i) & 7);
 	if ((state & STATE_MASK) == S_ACC)
 		while (end - i >= 8 &&
-		       !((words ? load64_aligned(s + i) : load64(s + i)) &
-			 HIGH_BITS))
+		       !((words ? word_at(s + i) : load64(s + i)) & HIGH_BITS))
 			i += 8;
 	if (chars)
 		*chars += i - tail;
@@ -408,10 +411,10 @@ static __always_inline size_t dfa_lanes(const u64 *tbl, const u8 *s,
 				    off + DFA_CHECK_ROUNDS * DFA_BLOCK : span;
 
 		do {
-			s0 = dfa_block(tbl, p0 + off, s0, cnt, LANES_ALIGNED);
-			s1 = dfa_block(tbl, p1 + off, s1, cnt, LANES_ALIGNED);
-			s2 = dfa_block(tbl, p2 + off, s2, cnt, LANES_ALIGNED);
-			s3 = dfa_block(tbl, p3 + off, s3, cnt, LANES_ALIGNED);
+			s0 = dfa_block(tbl, p0 + off, s0, cnt);
+			s1 = dfa_block(tbl, p1 + off, s1, cnt);
+			s2 = dfa_block(tbl, p2 + off, s2, cnt);
+			s3 = dfa_block(tbl, p3 + off, s3, cnt);
 			off += DFA_BLOCK;
 		} while (off < stop);
 		if (!(s0 & STATE_MASK) || !(s1 & STATE_MASK) ||
@@ -683,15 +686,25 @@ static size_t ascii_words(const u8 *s, size_t len, bool reject_nul)
 	return i;
 }
 
-/* The ASCII words at the start of @s, 16 bytes a step, then 8. */
+/*
+ * The ASCII at the start of @s, 16 bytes a step, then 8; with
+ * LANES_ALIGNED the bytes to a word boundary first, a byte a step.
+ */
 static __always_inline size_t ascii_prefix(const u8 *s, size_t len)
 {
 	size_t i = 0;
 
+	if (LANES_ALIGNED) {
+		const size_t to = word_up(s, 0) < len ? word_up(s, 0) : len;
+
+		for (; i < to; i++)
+			if (s[i] & 0x80)
+				return i;
+	}
 	while (len - i >= 16 &&
-	       !((load64(s + i) | load64(s + i + 8)) & HIGH_BITS))
+	       !((word_at(s + i) | word_at(s + i + 8)) & HIGH_BITS))
 		i += 16;
-	if (len - i >= 8 && !(load64(s + i) & HIGH_BITS))
+	if (len - i >= 8 && !(word_at(s + i) & HIGH_BITS))
 		i += 8;
 	return i;
 }
