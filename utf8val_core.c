@@ -742,6 +742,13 @@ static __always_inline bool short_pair_ascii(const u8 *s, size_t len)
  */
 static __always_inline bool short_words_ascii(const u8 *s, size_t len)
 {
+	if (LANES_ALIGNED) {	/* (words aligned, the bytes around them) */
+		size_t i = ascii_prefix(s, len);
+
+		while (i < len && !(s[i] & 0x80))
+			i++;
+		return i == len;
+	}
 	return !((load64(s) | load64(s + len - 8)) & HIGH_BITS) &&
 	       short_ascii(s, len);
 }
