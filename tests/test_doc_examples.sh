@@ -75,4 +75,28 @@ for lang in c c++; do
 		[ "$out" = "overlong at byte 6 (1 bytes)" ]
 	result $? "utf8val(3)'s example builds as $lang and prints what it says" "$out"
 done
+# utf8names' coverage list, which Documentation/utf8val.rst says it
+# gives "word for word": the C string's lines against the literal block.
+out=$(python3 - "$top" <<'PY'
+import ast, re, sys
+top = sys.argv[1]
+c = open(top + "/tools/utf8names/report.c").read()
+body = re.search(r"static const char coverage\[\] =\n(.*?);\n", c, re.S).group(1)
+said = "".join(ast.literal_eval(l.strip()) for l in body.splitlines()).splitlines()
+rst = open(top + "/Documentation/utf8val.rst").read().split("word for word::\n\n", 1)[1]
+doc = []
+for line in rst.splitlines():
+    if not line.startswith("  "):
+        break
+    doc.append(line[2:])
+if said != doc:
+    for a, b in zip(said + ["(none)"] * len(doc), doc + ["(none)"] * len(said)):
+        if a != b:
+            print("loader: " + a + "\ndoc:    " + b)
+            break
+    sys.exit(1)
+print(len(said), "lines")
+PY
+)
+result $? "utf8names' coverage list is the documentation's, word for word ($out)" "$out"
 tap_done

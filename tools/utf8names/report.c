@@ -249,7 +249,7 @@ static const char coverage[] =
 	"    binderfs devices, binfmt_misc entries, xt_recent and hashlimit tables\n"
 	"    (/proc/net), debugfs and tracefs entries; and memfd_create() names, which\n"
 	"    are in no directory\n"
-	"  - spu_create() on PowerPC Cell: no LSM hook is asked about its names\n"
+	"  - spu_create() on PowerPC Cell: no LSM hook that may refuse sees its names\n"
 	"  - a file system mounted again under --mount: it is known by its device\n"
 	"    number, which a new mount may get\n"
 	"reports wrongly: open(O_CREAT) of an existing file not in the dentry cache\n"
