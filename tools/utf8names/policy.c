@@ -374,7 +374,8 @@ static_assert(UTF8NAMES_INFLIGHT == 2, "counts in their order");
  * task storage with kmalloc_nolock(), which needs a 16-byte
  * compare-and-exchange that a RISC-V CPU without the Zacas extension
  * lacks (qemu 7.2's). kmalloc_nolock() does not reclaim and may find a
- * lock taken, so a failure is asked again before it counts. Says why
+ * lock taken, so a failure that may pass (ENOMEM, EAGAIN, EBUSY) is
+ * asked again before it counts. Says why
  * not, if not; where it cannot ask, it says so and goes on.
  */
 static bool task_storage_works(int map)
@@ -394,6 +395,8 @@ static bool task_storage_works(int map)
 		if (!bpf_map_update_elem(map, &pidfd, &zero, BPF_NOEXIST))
 			break;
 		err = errno;
+		if (err != ENOMEM && err != EAGAIN && err != EBUSY)
+			break;	/* not one that may pass */
 	}
 	if (!err)
 		bpf_map_delete_elem(map, &pidfd);
