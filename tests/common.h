@@ -78,9 +78,11 @@ int shared_missing(const char *what, bool whole);
  * Where the scalar path's lane @k (0 to 3) is aimed in an input of @len
  * bytes, 512 or more (utf8val_core.c's dfa_lanes()): each lane takes
  * scalar_lane_span() bytes of blocks, the middle two a third of the rest
- * apart and the last ending at the end. A lane starts at the character
- * that holds its aim (up to 3 bytes back); on RISC-V its blocks start at
- * the 8-byte boundary at or before the aim.
+ * apart and the last ending at the end. Off RISC-V a lane starts at the
+ * character that holds its aim (up to 3 bytes back). On RISC-V the blocks
+ * of lanes 1 to 3 start at the 8-byte boundary at or before the aim, and
+ * the lane at the character that holds that boundary (up to 10 bytes
+ * back); lane 0's blocks start at the first boundary in the input.
  */
 static inline size_t scalar_lane_span(size_t len)
 {
