@@ -128,7 +128,9 @@ static const u64 *dfa_table(unsigned int flags)
 #define DFA_CHECK_ROUNDS 8
 
 /*
- * Whether the DFA's blocks start on an 8-byte boundary. Where the
+ * Whether the scalar path's words are loaded from 8-byte boundaries: the
+ * DFA's blocks, the ASCII words of ascii_prefix() and
+ * short_words_ascii(), and a lane's tail where it is aligned. Where the
  * compiler takes unaligned loads for slow (RISC-V, unless told they are
  * fast), it reads an unaligned word a byte at a time, 17 instructions: on
  * riscv64 the scalar path took 2.4 instructions a byte of ASCII, and 0.41
@@ -285,7 +287,7 @@ static __always_inline size_t dfa_lane(const u64 *tbl, const u8 *s, size_t lo,
 		i += DFA_BLOCK;
 	}
 	tail = i;
-	/* (aligned if the blocks were) */
+	/* (aligned words where @s + @i is on a boundary, as after blocks) */
 	words = LANES_ALIGNED && !((unsigned long)(s + i) & 7);
 	if ((state & STATE_MASK) == S_ACC)
 		while (end - i >= 8 &&
@@ -687,8 +689,9 @@ static size_t ascii_words(const u8 *s, size_t len, bool reject_nul)
 }
 
 /*
- * The ASCII at the start of @s, 16 bytes a step, then 8; with
- * LANES_ALIGNED the bytes to a word boundary first, a byte a step.
+ * A prefix of @s that is ASCII, up to 7 bytes short of the first byte
+ * from 0x80 or of the end: 16 bytes a step, then 8; with LANES_ALIGNED
+ * the bytes to a word boundary first, a byte a step.
  */
 static __always_inline size_t ascii_prefix(const u8 *s, size_t len)
 {
@@ -739,10 +742,12 @@ static __always_inline bool short_pair_ascii(const u8 *s, size_t len)
 /*
  * Whether the 8 to 64 bytes at @s are ASCII: the first and last words
  * first, so that an input they show is not costs no branch on its length.
+ * With LANES_ALIGNED, aligned words (ascii_prefix()) and the bytes around
+ * them instead: an unaligned word there is eight byte loads.
  */
 static __always_inline bool short_words_ascii(const u8 *s, size_t len)
 {
-	if (LANES_ALIGNED) {	/* (words aligned, the bytes around them) */
+	if (LANES_ALIGNED) {
 		size_t i = ascii_prefix(s, len);
 
 		while (i < len && !(s[i] & 0x80))
