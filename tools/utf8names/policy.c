@@ -375,8 +375,8 @@ static_assert(UTF8NAMES_INFLIGHT == 2, "counts in their order");
  * compare-and-exchange that a RISC-V CPU without the Zacas extension
  * lacks (qemu 7.2's). kmalloc_nolock() does not reclaim and may find a
  * lock taken, so a failure that may pass (ENOMEM, EAGAIN, EBUSY) is
- * asked again before it counts. Says why
- * not, if not; where it cannot ask, it says so and goes on.
+ * asked again before it counts. Says why not, if not; where it cannot
+ * ask, it says so and goes on.
  */
 static bool task_storage_works(int map)
 {
