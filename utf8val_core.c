@@ -291,7 +291,8 @@ static __always_inline size_t dfa_lane(const u64 *tbl, const u8 *s, size_t lo,
 	words = LANES_ALIGNED && !((unsigned long)(s + i) & 7);
 	if ((state & STATE_MASK) == S_ACC)
 		while (end - i >= 8 &&
-		       !((words ? word_at(s + i) : load64(s + i)) & HIGH_BITS))
+		       !((words ? load64_aligned(s + i) : load64(s + i)) &
+			 HIGH_BITS))
 			i += 8;
 	if (chars)
 		*chars += i - tail;
