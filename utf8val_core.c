@@ -139,9 +139,9 @@ static const u64 *dfa_table(unsigned int flags)
  * more time (on an AMD Zen 4).
  */
 #if defined(__riscv) && !defined(__riscv_misaligned_fast)
-#define LANES_ALIGNED	true
+#define WORDS_ALIGNED	true
 #else
-#define LANES_ALIGNED	false
+#define WORDS_ALIGNED	false
 #endif
 
 /* @i less the bytes by which @s + @i is past an 8-byte boundary */
@@ -156,16 +156,16 @@ static inline size_t word_up(const u8 *s, size_t i)
 	return i + (-(unsigned long)(s + i) & 7);
 }
 
-/* The word at @p, on an 8-byte boundary where LANES_ALIGNED */
+/* The word at @p, on an 8-byte boundary where WORDS_ALIGNED */
 static inline u64 word_at(const u8 *p)
 {
-	return LANES_ALIGNED ? load64_aligned(p) : load64(p);
+	return WORDS_ALIGNED ? load64_aligned(p) : load64(p);
 }
 
 /* Where a lane's blocks start, for a lane aimed at @i */
 static inline size_t lane_aim(const u8 *s, size_t i)
 {
-	return LANES_ALIGNED ? word_down(s, i) : i;
+	return WORDS_ALIGNED ? word_down(s, i) : i;
 }
 
 /* 1 in each byte lane of @w that holds a continuation byte (10xxxxxx). */
@@ -179,7 +179,7 @@ static inline u64 cont_lanes(u64 w)
  * it is NULL. An ASCII block leaves a lane at a boundary where it was and
  * fails one inside a character. Testing the bytes before the state keeps
  * the branch predictable on mixed text, where the state at block edges
- * is random. Where LANES_ALIGNED, @p is on an 8-byte boundary.
+ * is random. Where WORDS_ALIGNED, @p is on an 8-byte boundary.
  */
 static __always_inline u64 dfa_block(const u64 *tbl, const u8 *p, u64 s,
 				     u64 *chars)
@@ -266,8 +266,8 @@ static __always_inline size_t dfa_lane(const u64 *tbl, const u8 *s, size_t lo,
 	size_t tail;
 	bool words;
 
-	/* with LANES_ALIGNED, blocks from a word boundary: bytes to it first */
-	if (LANES_ALIGNED && end - i >= DFA_BLOCK) {
+	/* with WORDS_ALIGNED, blocks from a word boundary: bytes to it first */
+	if (WORDS_ALIGNED && end - i >= DFA_BLOCK) {
 		const size_t from = i;
 
 		i = word_up(s, i);
@@ -288,7 +288,7 @@ static __always_inline size_t dfa_lane(const u64 *tbl, const u8 *s, size_t lo,
 	}
 	tail = i;
 	/* (aligned words where @s + @i is on a boundary, as after blocks) */
-	words = LANES_ALIGNED && !((unsigned long)(s + i) & 7);
+	words = WORDS_ALIGNED && !((unsigned long)(s + i) & 7);
 	if ((state & STATE_MASK) == S_ACC)
 		while (end - i >= 8 &&
 		       !((words ? load64_aligned(s + i) : load64(s + i)) &
@@ -347,7 +347,7 @@ static __always_inline bool lane_seam(const u64 *tbl, const u8 *s, size_t at,
  * still lie in one of them.
  *
  * Every lane takes the same number of blocks, enough for the four to
- * cover the buffer (with LANES_ALIGNED from an 8-byte boundary, the few
+ * cover the buffer (with WORDS_ALIGNED from an 8-byte boundary, the few
  * bytes before it stepped first). Their starts are spread so that
  * between the end of one and the start of the next at most 8 bytes are
  * left, which a step each finishes. A stream's chunk is often a few bytes
@@ -373,7 +373,7 @@ static __always_inline size_t dfa_lanes(const u64 *tbl, const u8 *s,
 
 	/*
 	 * The lanes a third of the rest apart, each from at most 3 bytes
-	 * back, to a lead; with LANES_ALIGNED, from there to its blocks' start
+	 * back, to a lead; with WORDS_ALIGNED, from there to its blocks' start
 	 * (the first's, the first word boundary in).
 	 */
 	bound[0] = 0;
@@ -383,15 +383,15 @@ static __always_inline size_t dfa_lanes(const u64 *tbl, const u8 *s,
 	bound[DFA_LANES] = len;
 
 	/* Named lanes, so that the compiler keeps them in registers. */
-	p0 = s + (LANES_ALIGNED ? word_down(s, 7) : bound[0]);
-	p1 = s + (LANES_ALIGNED ? lane_aim(s, step) : bound[1]);
-	p2 = s + (LANES_ALIGNED ? lane_aim(s, 2 * step) : bound[2]);
-	p3 = s + (LANES_ALIGNED ? lane_aim(s, len - span) : bound[3]);
+	p0 = s + (WORDS_ALIGNED ? word_down(s, 7) : bound[0]);
+	p1 = s + (WORDS_ALIGNED ? lane_aim(s, step) : bound[1]);
+	p2 = s + (WORDS_ALIGNED ? lane_aim(s, 2 * step) : bound[2]);
+	p3 = s + (WORDS_ALIGNED ? lane_aim(s, len - span) : bound[3]);
 	s0 = S_ACC;
 	s1 = S_ACC;
 	s2 = S_ACC;
 	s3 = S_ACC;
-	if (LANES_ALIGNED) {
+	if (WORDS_ALIGNED) {
 		s0 = dfa_steps(tbl, s, bound[0], p0 - s, s0, cnt);
 		s1 = dfa_steps(tbl, s, bound[1], p1 - s, s1, cnt);
 		s2 = dfa_steps(tbl, s, bound[2], p2 - s, s2, cnt);
@@ -691,14 +691,14 @@ static size_t ascii_words(const u8 *s, size_t len, bool reject_nul)
 
 /*
  * A prefix of @s that is ASCII, up to 7 bytes short of the first byte
- * from 0x80 or of the end: 16 bytes a step, then 8; with LANES_ALIGNED
+ * from 0x80 or of the end: 16 bytes a step, then 8; with WORDS_ALIGNED
  * the bytes to a word boundary first, a byte a step.
  */
 static __always_inline size_t ascii_prefix(const u8 *s, size_t len)
 {
 	size_t i = 0;
 
-	if (LANES_ALIGNED) {
+	if (WORDS_ALIGNED) {
 		const size_t to = word_up(s, 0) < len ? word_up(s, 0) : len;
 
 		for (; i < to; i++)
@@ -743,12 +743,12 @@ static __always_inline bool short_pair_ascii(const u8 *s, size_t len)
 /*
  * Whether the 8 to 64 bytes at @s are ASCII: the first and last words
  * first, so that an input they show is not costs no branch on its length.
- * With LANES_ALIGNED, aligned words (ascii_prefix()) and the bytes around
+ * With WORDS_ALIGNED, aligned words (ascii_prefix()) and the bytes around
  * them instead: an unaligned word there is eight byte loads.
  */
 static __always_inline bool short_words_ascii(const u8 *s, size_t len)
 {
-	if (LANES_ALIGNED) {
+	if (WORDS_ALIGNED) {
 		size_t i = ascii_prefix(s, len);
 
 		while (i < len && !(s[i] & 0x80))
