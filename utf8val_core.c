@@ -128,9 +128,9 @@ static const u64 *dfa_table(unsigned int flags)
 #define DFA_CHECK_ROUNDS 8
 
 /*
- * Whether the scalar path's words are loaded from 8-byte boundaries: the
- * DFA's blocks, the ASCII words of ascii_prefix() and
- * short_words_ascii(), and a lane's tail where it is aligned. Where the
+ * Whether the scalar path's words are loaded from 8-byte boundaries: a
+ * lane's blocks and the ASCII words after them, and those of
+ * ascii_prefix() and short_words_ascii(). Where the
  * compiler takes unaligned loads for slow (RISC-V, unless told they are
  * fast), it reads an unaligned word a byte at a time, 17 instructions: on
  * riscv64 the scalar path took 2.4 instructions a byte of ASCII, and 0.41
@@ -269,10 +269,9 @@ static __always_inline size_t dfa_lane(const u64 *tbl, const u8 *s, size_t lo,
 				       u64 *chars)
 {
 	size_t tail;
-	bool words;
 
-	/* with WORDS_ALIGNED, blocks from a word boundary: bytes to it first */
-	if (WORDS_ALIGNED && end - i >= DFA_BLOCK) {
+	/* with WORDS_ALIGNED, words from a boundary: the bytes to it first */
+	if (WORDS_ALIGNED && end - i >= 8) {
 		const size_t from = i;
 
 		i = word_up(s, i);
@@ -292,12 +291,8 @@ static __always_inline size_t dfa_lane(const u64 *tbl, const u8 *s, size_t lo,
 		i += DFA_BLOCK;
 	}
 	tail = i;
-	/* (aligned words where @s + @i is on a boundary, as after blocks) */
-	words = WORDS_ALIGNED && !((unsigned long)(s + i) & 7);
 	if ((state & STATE_MASK) == S_ACC)
-		while (end - i >= 8 &&
-		       !((words ? load64_aligned(s + i) : load64(s + i)) &
-			 HIGH_BITS))
+		while (end - i >= 8 && !(word_at(s + i) & HIGH_BITS))
 			i += 8;
 	if (chars)
 		*chars += i - tail;
