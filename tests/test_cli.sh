@@ -7,6 +7,16 @@
 set -u
 cli=${1:?usage: test_cli.sh PATH_TO_UTF8VAL}
 . "$(dirname "$0")/tap.sh"
+# a path to no command would fail every test below alike: one failure
+out=$("$cli" --version 2>&1)
+case $out in
+"utf8val "*) ;;
+*)
+	out=${out%%$'\n'*}
+	echo "Bail out! $cli --version: ${out:-no output}"
+	exit 1
+	;;
+esac
 # The temporary files and folders below, mktemp's, all in one folder
 # (which others may pass through: -r's test as nobody), removed however
 # this ends but by SIGKILL: HUP, INT or TERM ends it by exit, which runs
