@@ -741,20 +741,28 @@ static __always_inline bool short_pair_ascii(const u8 *s, size_t len)
 }
 
 /*
+ * The bytes before the first from 0x80 of the 8 to 64 at @s, or @len: for
+ * WORDS_ALIGNED, aligned words (ascii_prefix()) and the bytes around
+ * them, as an unaligned word there is eight byte loads.
+ */
+static __always_inline size_t short_ascii_span(const u8 *s, size_t len)
+{
+	size_t i = ascii_prefix(s, len);
+
+	while (i < len && !(s[i] & 0x80))
+		i++;
+	return i;
+}
+
+/*
  * Whether the 8 to 64 bytes at @s are ASCII: the first and last words
  * first, so that an input they show is not costs no branch on its length.
- * With WORDS_ALIGNED, aligned words (ascii_prefix()) and the bytes around
- * them instead: an unaligned word there is eight byte loads.
+ * With WORDS_ALIGNED, short_ascii_span() instead.
  */
 static __always_inline bool short_words_ascii(const u8 *s, size_t len)
 {
-	if (WORDS_ALIGNED) {
-		size_t i = ascii_prefix(s, len);
-
-		while (i < len && !(s[i] & 0x80))
-			i++;
-		return i == len;
-	}
+	if (WORDS_ALIGNED)
+		return short_ascii_span(s, len) == len;
 	return !((load64(s) | load64(s + len - 8)) & HIGH_BITS) &&
 	       short_ascii(s, len);
 }
@@ -1794,6 +1802,12 @@ bool utf8val_check(const void *buf, size_t len)
 				return true;
 			return simd_whole(path, buf, len);
 		}
+	}
+	/* with WORDS_ALIGNED, the DFA from the first byte that is not ASCII */
+	if (WORDS_ALIGNED) {
+		const size_t n = short_ascii_span(buf, len);
+
+		return n == len || check_dfa(buf + n, len - n);
 	}
 	if (short_words_ascii(buf, len))
 		return true;
