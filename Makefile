@@ -103,9 +103,9 @@ host_TEST	:= $(HOST_CFLAGS)
 asan_CORE	:= -O1 -g $(WARN) $(ARCH_INC) $(SAN_FLAGS)
 asan_TEST	:= $(asan_CORE)
 asan_LD		:= $(SAN_FLAGS)
-# RISC-V's scalar code (utf8val_core.c's WORDS_ALIGNED), under ASan and
-# UBSan, whose alignment check sees the misaligned word loads that
-# RISC-V's emulator runs without a fault
+# The scalar code as RISC-V builds it (utf8val_core.c's WORDS_ALIGNED),
+# here under ASan and UBSan, whose alignment check sees the misaligned
+# word loads that RISC-V's emulator runs without a fault
 aligned_CORE	:= $(asan_CORE) -DWORDS_ALIGNED=1
 aligned_TEST	:= $(aligned_CORE)
 aligned_LD	:= $(SAN_FLAGS)

@@ -503,7 +503,8 @@ int main(void)
 	 * UTF8VAL_VECTOR_ONLY (scripts/cross-tests, aarch64 and riscv64):
 	 * the scalar code's run is another 64-bit little-endian target's
 	 * (the x86-64 host's, and for RISC-V's aligned words its aligned
-	 * build's), the same code; under emulation it takes minutes more.
+	 * build's, quick), the same code; under emulation it takes minutes
+	 * more.
 	 */
 	const char *vector_only = getenv("UTF8VAL_VECTOR_ONLY");
 
