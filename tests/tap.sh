@@ -48,7 +48,8 @@ tap_done() {
 # many as it planned fails by name; so does an indented "not ok" (a
 # subtest's failure under a parent that may still say ok). The plan itself
 # is not printed: the run's count is of result lines. Exits 1 if anything
-# failed. (With keep=1, the results are printed as they came.)
+# failed, 2 after a "Bail out!", which says why (no plan is looked for).
+# (With keep=1, the results are printed as they came.)
 TAP_CHECK='
 function bare(s) {	# the description of a result line
 	sub(/^[ \t]*(not )?ok[ \t]*/, "", s)
@@ -83,9 +84,11 @@ BEGIN { plan = -1 }
 	plan += 0
 	next
 }
-/^Bail out!/ { fail(name ": " $0); next }
+/^Bail out!/ { fail(name ": " $0); bailed = 1; next }
 { print }
 END {
+	if (bailed)
+		exit 2
 	if (plan < 0)
 		fail(name ": printed no plan (ran " n + 0 ")")
 	else if (plan == 0)
@@ -125,8 +128,8 @@ END { print p + 0, f + 0, s + 0 }'
 
 # run NAME COMMAND...: runs a TAP-printing program, names its results
 # NAME, checks them against its plan (TAP_CHECK), prints its time, and
-# turns a non-zero exit into a failure; status becomes 1 if either found
-# one. The program's status and the check's come back on fd 4 (the
+# turns a non-zero exit into a failure (not after a bail-out, which is
+# one); status becomes 1 if either found one. The program's status and the check's come back on fd 4 (the
 # command substitution's pipe) while the TAP goes to fd 3 (this stdout);
 # the program has neither, and the caller's fds 3 and 4 are as they were.
 run() {
@@ -143,6 +146,10 @@ run() {
 	echo "# $tap_name: $(($(date +%s) - tap_t0)) s"
 	case $tap_rc in
 	*"checked 0"*) ;;
+	*"checked 2"*)
+		status=1
+		return
+		;;
 	*)	status=1 ;;
 	esac
 	set -- $tap_rc
