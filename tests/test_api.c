@@ -358,7 +358,8 @@ static void test_stream_blocks_past_4gib(void)
 			continue;
 		}
 		if (quick_run()) {
-			tap_result(true, "%s: stream in whole chunks past 4 GiB # SKIP quick run: 5 GiB, minutes emulated or under ASan",
+			tap_result(true,
+				   "%s: stream in whole chunks past 4 GiB # SKIP quick run: 5 GiB, minutes emulated or under ASan",
 				   name);
 			continue;
 		}
