@@ -1807,7 +1807,7 @@ bool utf8val_check(const void *buf, size_t len)
 	if (WORDS_ALIGNED) {
 		const size_t n = short_ascii_span(buf, len);
 
-		return n == len || check_dfa(buf + n, len - n);
+		return n == len || check_dfa((const u8 *)buf + n, len - n);
 	}
 	if (short_words_ascii(buf, len))
 		return true;

@@ -48,7 +48,8 @@ tap_done() {
 # many as it planned fails by name; so does an indented "not ok" (a
 # subtest's failure under a parent that may still say ok). The plan itself
 # is not printed: the run's count is of result lines. Exits 1 if anything
-# failed, 2 after a "Bail out!", which says why (no plan is looked for).
+# failed, 3 after a "Bail out!", which says why (no plan is looked for;
+# 3: awk's own fatal errors exit 2).
 # (With keep=1, the results are printed as they came.)
 TAP_CHECK='
 function bare(s) {	# the description of a result line
@@ -88,7 +89,7 @@ BEGIN { plan = -1 }
 { print }
 END {
 	if (bailed)
-		exit 2
+		exit 3
 	if (plan < 0)
 		fail(name ": printed no plan (ran " n + 0 ")")
 	else if (plan == 0)
@@ -128,10 +129,11 @@ END { print p + 0, f + 0, s + 0 }'
 
 # run NAME COMMAND...: runs a TAP-printing program, names its results
 # NAME, checks them against its plan (TAP_CHECK), prints its time, and
-# turns a non-zero exit into a failure (not after a bail-out, which is
-# one); status becomes 1 if either found one. The program's status and the check's come back on fd 4 (the
-# command substitution's pipe) while the TAP goes to fd 3 (this stdout);
-# the program has neither, and the caller's fds 3 and 4 are as they were.
+# turns a non-zero exit into a failure (after a bail-out, which is one,
+# a comment); status becomes 1 if either found one. The program's status
+# and the check's come back on fd 4 (the command substitution's pipe)
+# while the TAP goes to fd 3 (this stdout); the program has neither, and
+# the caller's fds 3 and 4 are as they were.
 run() {
 	tap_name=$1
 	tap_t0=$(date +%s)
@@ -146,15 +148,19 @@ run() {
 	echo "# $tap_name: $(($(date +%s) - tap_t0)) s"
 	case $tap_rc in
 	*"checked 0"*) ;;
-	*"checked 2"*)
-		status=1
-		return
-		;;
 	*)	status=1 ;;
+	esac
+	case $tap_rc in
+	*"checked 3"*) tap_bailed=1 ;;
+	*)	tap_bailed= ;;
 	esac
 	set -- $tap_rc
 	[ "$1" != checked ] || set -- "${3:-}"	# (the order the two came in)
-	if [ "${1:-1}" -ne 0 ]; then
+	if [ "${1:-1}" -eq 0 ]; then
+		:
+	elif [ -n "$tap_bailed" ]; then
+		echo "# $tap_name: exited with status ${1:-unknown} after its bail-out"
+	else
 		echo "not ok - $tap_name: exited with status ${1:-unknown}"
 		status=1
 	fi

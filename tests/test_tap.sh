@@ -46,9 +46,13 @@ expect_run "two plans fail by name" \
 	twice 'ok 1 - a\n1..1\n1..1\n' 1 "not ok - twice: a second plan (1..1)"
 expect_run "a bail-out fails by name" \
 	bail 'Bail out! no device\n' 1 "not ok - bail: Bail out! no device"
-out=$(ran bail 'ok 1 - a\nBail out! no device\n' 1)
-[ "$(grep -c '^not ok' <<<"$out")" -eq 1 ] && grep -qx "status 1" <<<"$out"
-result $? "a bail-out is one failure, whatever its plan and status" "$out"
+out=$(ran bail 'ok 1 - a\nBail out! no device\n' 139)
+[ "$(grep -c '^not ok' <<<"$out")" -eq 1 ] && grep -qx "status 1" <<<"$out" &&
+	grep -qxF "# bail: exited with status 139 after its bail-out" <<<"$out"
+result $? "a bail-out is one failure, its status a comment" "$out"
+out=$(ran bail 'not ok 1 - a\nBail out! no device\nnot ok 2 - b\n1..2\n')
+[ "$(grep -c '^not ok' <<<"$out")" -eq 3 ] && grep -qx "status 1" <<<"$out"
+result $? "results around a bail-out still count" "$out"
 expect_run "the kselftest harness's form (plan first, no dash) passes" \
 	harness 'TAP version 13\n1..2\nok 1 global.a\nok 2 global.b # SKIP one CPU\n' 0 \
 	"ok - harness: global.b # SKIP one CPU"
