@@ -441,7 +441,7 @@ fi
 # the documentation's examples, the licenses, the TAP checks and the
 # kernel's chunked calls run in the package build's make check, above, on
 # the binaries the packages ship: not twice)
-# (420 ran here, on AVX-512: 7 of them need it; each variant runs 99 or
+# (420 ran here, on AVX-512: 7 of them need it; each variant runs 96 or
 # more, so one missing shows)
 start suite "host tests: 4 build variants" 400 make -s test-variants
 # KUnit in UML, which runs on this CPU: where it has AVX-512, the one
