@@ -146,13 +146,11 @@ run() {
 			     echo "checked $?" >&4; }; } 4>&1)
 	} 3>&1
 	echo "# $tap_name: $(($(date +%s) - tap_t0)) s"
+	tap_bailed=
 	case $tap_rc in
 	*"checked 0"*) ;;
+	*"checked 3"*) status=1 tap_bailed=1 ;;
 	*)	status=1 ;;
-	esac
-	case $tap_rc in
-	*"checked 3"*) tap_bailed=1 ;;
-	*)	tap_bailed= ;;
 	esac
 	set -- $tap_rc
 	[ "$1" != checked ] || set -- "${3:-}"	# (the order the two came in)
