@@ -50,6 +50,10 @@
  * and, optionally, VEC_PAIRS: two blocks a step (vec_pairs()), with
  *
  *   bool vec_ascii_pair(vec_block b0, vec_block b1)
+ *   size_t vec_ascii_pairs(const u8 *s, size_t i, size_t to)
+ *                    @i + 128 k, where k whole steps of two blocks from
+ *                    @i are ASCII: where 128 bytes or more are left, the
+ *                    step there holds a byte from 0x80
  *   bool vec_check_pair(const vec_consts *k, struct vec_carry *c,
  *                       vec_block b0, vec_block b1, const u8 *s, size_t i)
  *                    vec_ascii() and vec_check() of @b0 at @s + @i and
@@ -137,7 +141,7 @@ static __always_inline bool vec_pairs(const vec_consts *k,
 			/* ASCII: wrong only after an open character */
 			if (vec_open(carry))
 				break;
-			at = vec_ascii_run(s, at + 128, to);
+			at = vec_ascii_pairs(s, at + 128, to);
 			continue;
 		}
 		if (!vec_check_pair(k, carry, b0, b1, s, at))

@@ -189,12 +189,16 @@ static __always_inline bool vec_ascii(vec_block b)
 }
 
 /*
- * 128 bytes a step: past the first block, ASCII tends to go on. A step
- * that fails still takes its first block if that one is ASCII, so that
- * the block loop checks the other at once (a branch: an index chosen
- * without one made the next step's loads wait for these).
+ * ASCII 128 bytes a step from @i: past the first block, ASCII tends to
+ * go on. Where @to_block, a step that fails still takes its first block
+ * if that one is ASCII, so that the block loop checks the other at once
+ * (a branch: an index chosen without one made the next step's loads wait
+ * for these). The pairs of blocks check both instead: text that is
+ * mostly ASCII does not let the CPU predict that branch, and checking an
+ * ASCII block there cost less (Documentation/utf8val.rst).
  */
-static __always_inline size_t vec_ascii_run(const u8 *s, size_t i, size_t to)
+static __always_inline size_t ascii_steps(const u8 *s, size_t i, size_t to,
+					  bool to_block)
 {
 	while (to - i >= 128) {
 		__m256i lo = _mm256_or_si256(load32(s + i), load32(s + i + 32));
@@ -202,13 +206,18 @@ static __always_inline size_t vec_ascii_run(const u8 *s, size_t i, size_t to)
 					     load32(s + i + 96));
 
 		if (_mm256_movemask_epi8(_mm256_or_si256(lo, hi))) {
-			if (!_mm256_movemask_epi8(lo))
+			if (to_block && !_mm256_movemask_epi8(lo))
 				i += 64;
 			break;
 		}
 		i += 128;
 	}
 	return i;
+}
+
+static __always_inline size_t vec_ascii_run(const u8 *s, size_t i, size_t to)
+{
+	return ascii_steps(s, i, to, true);
 }
 
 static __always_inline void vec_carry_before(const vec_consts *k,
@@ -270,6 +279,12 @@ static __always_inline bool vec_ascii_pair(vec_block b0, vec_block b1)
 				       _mm256_or_si256(b1.a, b1.b));
 
 	return !_mm256_movemask_epi8(both);
+}
+
+static __always_inline size_t vec_ascii_pairs(const u8 *s, size_t i,
+					      size_t to)
+{
+	return ascii_steps(s, i, to, false);
 }
 
 static __always_inline bool vec_check_pair(const vec_consts *k,
