@@ -8,12 +8,18 @@ set -u
 cli=${1:?usage: test_cli.sh PATH_TO_UTF8VAL}
 . "$(dirname "$0")/tap.sh"
 # a path to no command would fail every test below alike: one failure
-out=$("$cli" --version 2>&1 </dev/null)
-case $out in
-"utf8val "*) ;;
+# (and one that waits for input or hangs, once, not at every test)
+out=$(timeout 10 "$cli" --version 2>&1 </dev/null)
+rc=$?
+case $rc:$out in
+0:"utf8val "*) ;;
+124:*)
+	echo "Bail out! $cli --version: no answer in 10 s"
+	exit 1
+	;;
 *)
 	out=${out%%$'\n'*}
-	echo "Bail out! $cli --version: ${out:-no output}"
+	echo "Bail out! $cli --version: ${out:-no output} (exit status $rc)"
 	exit 1
 	;;
 esac
