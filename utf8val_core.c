@@ -816,8 +816,12 @@ static __always_inline size_t prefix_on(const u64 *tbl, const u8 *s,
 	size_t n = 0;
 
 	if (len - 8 <= WORDS_FIRST_MAX - 8) {
-		/* 8 to 64 bytes of ASCII, the commonest short input: words */
-		if (short_words_ascii(s, len)) {
+		/*
+		 * 8 to 64 bytes of ASCII, the commonest short input: words
+		 * (with WORDS_ALIGNED, the span of them, kept for the DFA)
+		 */
+		if (WORDS_ALIGNED ? (n = short_ascii_span(s, len)) == len :
+				    short_words_ascii(s, len)) {
 			if (chars)
 				*chars = len;
 			return len;
@@ -830,6 +834,11 @@ static __always_inline size_t prefix_on(const u64 *tbl, const u8 *s,
 			n = chars ? simd_prefix(impl->blocks, s, len,
 						&simd_chars) :
 				    (simd_whole(path, s, len) ? len : 0);
+			goto rest;
+		}
+		/* the DFA from the first byte that is not ASCII */
+		if (WORDS_ALIGNED) {
+			simd_chars = n;
 			goto rest;
 		}
 	}
