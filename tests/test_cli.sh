@@ -8,18 +8,24 @@ set -u
 cli=${1:?usage: test_cli.sh PATH_TO_UTF8VAL}
 . "$(dirname "$0")/tap.sh"
 # a path to no command would fail every test below alike: one failure
-# (and one that waits for input or hangs, once, not at every test)
-out=$(timeout 10 "$cli" --version 2>&1 </dev/null)
+# (and one that waits for input or hangs, once, not at every test). Its
+# answer goes to a file, not a pipe, which a child it leaves behind could
+# hold open; -k: KILL what ignores TERM.
+out=$(mktemp) || exit 1
+# (the group's stderr: the shell's own word on a KILL)
+{ timeout -k 2 10 "$cli" --version >"$out" 2>&1 </dev/null; } 2>/dev/null
 rc=$?
-case $rc:$out in
-0:"utf8val "*) ;;
-124:*)
-	echo "Bail out! $cli --version: no answer in 10 s"
-	exit 1
-	;;
+version=$(head -c 200 "$out")
+rm -f "$out"
+case $rc:$version in
+0:"utf8val "?*) ;;
 *)
-	out=${out%%$'\n'*}
-	echo "Bail out! $cli --version: ${out:-no output} (exit status $rc)"
+	version=${version%%$'\n'*}
+	case $rc in
+	124 | 137) why="no answer in 10 s${version:+ (said: $version)}" ;;
+	*) why="${version:-no output} (exit status $rc)" ;;
+	esac
+	echo "Bail out! $cli --version: $why"
 	exit 1
 	;;
 esac
