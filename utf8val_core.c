@@ -820,8 +820,9 @@ static __always_inline size_t prefix_on(const u64 *tbl, const u8 *s,
 		 * 8 to 64 bytes of ASCII, the commonest short input: words
 		 * (with WORDS_ALIGNED, the span of them, kept for the DFA)
 		 */
-		if (WORDS_ALIGNED ? (n = short_ascii_span(s, len)) == len :
-				    short_words_ascii(s, len)) {
+		if (WORDS_ALIGNED)
+			n = short_ascii_span(s, len);
+		if (WORDS_ALIGNED ? n == len : short_words_ascii(s, len)) {
 			if (chars)
 				*chars = len;
 			return len;
