@@ -7,28 +7,6 @@
 set -u
 cli=${1:?usage: test_cli.sh PATH_TO_UTF8VAL}
 . "$(dirname "$0")/tap.sh"
-# a path to no command would fail every test below alike: one failure
-# (and one that waits for input or hangs, once, not at every test). Its
-# answer goes to a file, not a pipe, which a child it leaves behind could
-# hold open; -k: KILL what ignores TERM.
-out=$(mktemp) || exit 1
-# (the group's stderr: the shell's own word on a KILL)
-{ timeout -k 2 10 "$cli" --version >"$out" 2>&1 </dev/null; } 2>/dev/null
-rc=$?
-version=$(head -c 200 "$out")
-rm -f "$out"
-case $rc:$version in
-0:"utf8val "?*) ;;
-*)
-	version=${version%%$'\n'*}
-	case $rc in
-	124 | 137) why="no answer in 10 s${version:+ (said: $version)}" ;;
-	*) why="${version:-no output} (exit status $rc)" ;;
-	esac
-	echo "Bail out! $cli --version: $why"
-	exit 1
-	;;
-esac
 # The temporary files and folders below, mktemp's, all in one folder
 # (which others may pass through: -r's test as nobody), removed however
 # this ends but by SIGKILL: HUP, INT or TERM ends it by exit, which runs
@@ -39,6 +17,29 @@ trap 'exit 129' HUP
 trap 'exit 130' INT
 trap 'exit 143' TERM
 export TMPDIR=$scratch
+# a path to no command would fail every test below alike: one failure
+# (and one that waits for input or hangs, once, not at every test). Its
+# answer goes to a file, not a pipe, which a child it leaves behind could
+# hold open; at most 64 KiB of it (ulimit -f); -k: KILL what ignores TERM;
+# --foreground: an INT from the terminal reaches it.
+SECONDS=0
+{ (ulimit -f 64 && exec timeout --foreground -k 2 10 "$cli" --version \
+	>"$scratch/version" 2>&1 </dev/null); } 2>/dev/null
+rc=$? took=$SECONDS
+# its first line, without control characters
+version=$(head -c 200 "$scratch/version" | head -n 1 | LC_ALL=C tr -d '\000-\010\013-\037\177')
+case $rc:$version in
+0:"utf8val "?*) ;;
+*)
+	if [ "$rc" -ge 124 ] && [ "$took" -ge 10 ]; then
+		why="did not end in 10 s${version:+ (said: $version)}"
+	else
+		why="${version:-no output} (exit status $rc)"
+	fi
+	echo "Bail out! $cli --version: $why"
+	exit 1
+	;;
+esac
 # the first CPU this may run on (a cpuset may leave CPU 0 out), and how many
 read -r cpu0 cpus_here < <(python3 -c 'import os; a = os.sched_getaffinity(0); print(min(a), len(a))')
 # strace, where it may trace (not where ptrace is refused: a container,
