@@ -192,10 +192,9 @@ static __always_inline bool vec_ascii(vec_block b)
  * ASCII 128 bytes a step from @i: past the first block, ASCII tends to
  * go on. Where @to_block, a step that fails still takes its first block
  * if that one is ASCII, so that the block loop checks the other at once
- * (a branch: an index chosen without one made the next step's loads wait
- * for these). The pairs of blocks check both instead: text that is
- * mostly ASCII does not let the CPU predict that branch, and checking an
- * ASCII block there cost less (Documentation/utf8val.rst).
+ * (on a branch: an index chosen without one made the next step's loads
+ * wait for the step's test). The pairs of blocks check both instead,
+ * which ran faster there (Documentation/utf8val.rst).
  */
 static __always_inline size_t ascii_steps(const u8 *s, size_t i, size_t to,
 					  bool to_block)
